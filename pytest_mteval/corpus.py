@@ -1,0 +1,221 @@
+"""Corpus files: the pydantic models of benchmark spec §2, and a loader that reads both the
+spec's envelope and the reference harness's shape, failing with one message that names the
+file, the entry and the field."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+
+#: The 16 domain codes of spec §2.7.
+DOMAINS: frozenset[str] = frozenset(
+    "conv ecommerce edu financial gov legal literary marketing medical news religious "
+    "scientific subtitles support tech ui".split()
+)
+Segment = Literal["gold_standard", "held_out", "development", "diagnostic"]
+EntryId = StrictInt | StrictStr
+
+
+class CorpusError(Exception):
+    """A corpus that cannot be evaluated; the message is meant to be shown as is."""
+
+
+class Entry(BaseModel):
+    """One translation challenge (spec §2.2). Only id, source and reference are required."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: EntryId
+    source: StrictStr
+    reference: StrictStr
+    segment: Segment = "development"
+    difficulty: int | None = Field(default=None, ge=1, le=5, strict=True)
+    provenance: StrictStr | None = None
+    register: StrictStr | None = None
+    context: StrictStr | None = None
+    domain: StrictStr | None = None
+    morphological_analysis: StrictStr | None = None
+    notes: StrictStr | None = None
+    variant_class: StrictStr | None = None
+    variants: list[StrictStr] = Field(default_factory=list)
+    terms: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def model_post_init(self, __context: Any) -> None:
+        if self.domain is not None and self.domain not in DOMAINS:
+            raise ValueError(
+                f"unknown domain {self.domain!r}; expected one of {', '.join(sorted(DOMAINS))}"
+            )
+
+    @property
+    def key(self) -> str:
+        """The id compared as text, so that 42 and "42" name the same entry."""
+        return str(self.id)
+
+
+class Dataset(BaseModel):
+    """The envelope of spec §2.1, plus optional pointers to language resources."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: StrictStr
+    version: StrictStr
+    language_pair: StrictStr
+    source_language: StrictStr
+    target_language: StrictStr
+    created: StrictStr
+    license: StrictStr
+    provenance: list[StrictStr]
+    language_resources: StrictStr | None = None
+    glossary: StrictStr | None = None
+    attribution: StrictStr | None = None
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A validated corpus with the facts a run card needs about the file it came from."""
+
+    path: Path
+    dataset: Dataset
+    entries: tuple[Entry, ...]
+    sha256: str
+    shape: Literal["spec", "harness"] = "spec"
+    mapped_fields: tuple[str, ...] = field(default=())
+
+    def filtered(
+        self,
+        segments: Iterable[str] = (),
+        domains: Iterable[str] = (),
+        difficulties: Iterable[int] = (),
+    ) -> Corpus:
+        """The same corpus restricted to entries matching every non-empty filter."""
+        seg, dom, dif = set(segments), set(domains), set(difficulties)
+        kept = tuple(
+            e
+            for e in self.entries
+            if (not seg or e.segment in seg)
+            and (not dom or e.domain in dom)
+            and (not dif or e.difficulty in dif)
+        )
+        return Corpus(self.path, self.dataset, kept, self.sha256, self.shape, self.mapped_fields)
+
+    def resource_path(self, relative: str | None) -> Path | None:
+        """A path named inside the corpus file, resolved against the corpus's folder."""
+        return None if relative is None else (self.path.parent / relative).resolve()
+
+
+def load_corpus(path: str | Path) -> Corpus:
+    """Read, map and validate a corpus file; raise CorpusError with one clear message."""
+    path = Path(path)
+    try:
+        raw_bytes = path.read_bytes()
+    except OSError as exc:
+        raise CorpusError(f"{path}: cannot read corpus file: {exc.strerror or exc}") from None
+    try:
+        raw = json.loads(raw_bytes.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise CorpusError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise CorpusError(
+            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("entries"), list):
+        raise CorpusError(f"{path}: a corpus is a JSON object with an 'entries' list")
+    mapped: tuple[str, ...] = ()
+    shape: Literal["spec", "harness"] = "spec"
+    if "dataset" not in raw and "corpus_id" in raw:
+        raw, mapped = _from_harness_shape(raw)
+        shape = "harness"
+    dataset = _validate_dataset(path, raw.get("dataset"))
+    entries = _validate_entries(path, raw["entries"])
+    digest = hashlib.sha256(raw_bytes).hexdigest()
+    return Corpus(path, dataset, entries, digest, shape, mapped)
+
+
+def _validate_dataset(path: Path, raw: Any) -> Dataset:
+    if not isinstance(raw, dict):
+        raise CorpusError(f"{path}: missing the 'dataset' envelope object (spec §2.1)")
+    try:
+        return Dataset.model_validate(raw)
+    except ValidationError as exc:
+        raise CorpusError(f"{path}: dataset: {_first_error(exc)}") from None
+
+
+def _validate_entries(path: Path, raw_entries: list[Any]) -> tuple[Entry, ...]:
+    entries: list[Entry] = []
+    seen: dict[str, int] = {}
+    for index, raw in enumerate(raw_entries):
+        label = _entry_label(index, raw)
+        if not isinstance(raw, dict):
+            raise CorpusError(f"{path}: {label}: an entry is a JSON object")
+        try:
+            entry = Entry.model_validate(raw)
+        except ValidationError as exc:
+            raise CorpusError(f"{path}: {label}: {_first_error(exc)}") from None
+        if entry.key in seen:
+            raise CorpusError(
+                f"{path}: {label}: field 'id': duplicate id, already used by entry {seen[entry.key]}"
+            )
+        seen[entry.key] = index
+        entries.append(entry)
+    if not entries:
+        raise CorpusError(f"{path}: the corpus has no entries")
+    return tuple(entries)
+
+
+def _entry_label(index: int, raw: Any) -> str:
+    entry_id = raw.get("id") if isinstance(raw, dict) else None
+    return f"entry {index}" + (f" (id {entry_id!r})" if entry_id is not None else "")
+
+
+def _first_error(exc: ValidationError) -> str:
+    """One readable line for the first problem pydantic found."""
+    err = exc.errors()[0]
+    where = ".".join(str(part) for part in err["loc"])
+    message = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "missing":
+        return f"field {where!r}: required field is missing"
+    return f"field {where!r}: {message}" if where else message
+
+
+def _from_harness_shape(raw: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """Map the reference harness's corpus shape (tatoeba-curated) onto the spec's envelope."""
+    pair = raw.get("language_pair") or {}
+    source = str(pair.get("source", "")) if isinstance(pair, dict) else ""
+    target = str(pair.get("target", "")) if isinstance(pair, dict) else ""
+    entries: list[Any] = []
+    provenances: list[str] = []
+    licenses: set[str] = set()
+    for entry in raw["entries"]:
+        if isinstance(entry, dict) and isinstance(entry.get("provenance"), dict):
+            prov = entry["provenance"]
+            inner = (entry.get("metadata") or {}).get("provenance") or {}
+            licenses.add(str(inner.get("license") or prov.get("license") or "unknown"))
+            entry = {**entry, "provenance": str(prov.get("source_name") or "corpus")}
+            entry.setdefault("segment", raw.get("segment", "development"))
+        if isinstance(entry, dict) and isinstance(entry.get("provenance"), str):
+            provenances.append(entry["provenance"])
+        entries.append(entry)
+    dataset = {
+        "id": raw.get("corpus_id"),
+        "version": raw.get("version"),
+        "language_pair": f"{source.upper()}→{target.upper()}",
+        "source_language": source,
+        "target_language": target,
+        "created": raw.get("created"),
+        "license": licenses.pop() if len(licenses) == 1 else "NOASSERTION",
+        "provenance": sorted(set(provenances)),
+    }
+    mapped = (
+        "corpus_id -> dataset.id",
+        "language_pair{source,target} -> dataset.source_language/target_language",
+        "entries[].metadata.provenance.license -> dataset.license",
+        "entries[].provenance{source_name} -> entries[].provenance",
+    )
+    return {"dataset": dataset, "entries": entries}, mapped

@@ -1,0 +1,1 @@
+"""Translation methods: the protocol they implement, their manifest, and how they are loaded."""

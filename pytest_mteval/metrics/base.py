@@ -1,0 +1,44 @@
+"""The contract every metric follows, built-in or registered by a plugin.
+
+A metric scores one entry where the translation happened (possibly an xdist worker) and returns
+plain JSON data; the controller later aggregates the per-entry records of the whole run. Nothing
+here may hold state that has to cross processes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from pytest_mteval.corpus import Corpus, Entry
+
+#: One entry's record as it travels from worker to controller: builtin JSON types only.
+Record = Mapping[str, Any]
+JSONDict = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class MetricContext:
+    """What a metric may know about the run when it is built (the same on every process)."""
+
+    corpus: Corpus
+    fst_path: Path | None = None
+    options: Mapping[str, Any] | None = None
+
+
+@runtime_checkable
+class Metric(Protocol):
+    """A metric family.
+
+    ``score_entry`` runs once per successfully translated entry and returns per-entry fields;
+    ``aggregate`` runs once on the controller over every record of the run (errored ones
+    included, with ``predicted`` None) and returns run-level fields.
+    """
+
+    name: str
+
+    def score_entry(self, entry: Entry, predicted: str) -> JSONDict: ...
+
+    def aggregate(self, records: Sequence[Record]) -> JSONDict: ...
