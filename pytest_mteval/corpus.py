@@ -15,8 +15,24 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, Validat
 
 #: The 16 domain codes of spec §2.7.
 DOMAINS: frozenset[str] = frozenset(
-    "conv ecommerce edu financial gov legal literary marketing medical news religious "
-    "scientific subtitles support tech ui".split()
+    [
+        "conv",
+        "ecommerce",
+        "edu",
+        "financial",
+        "gov",
+        "legal",
+        "literary",
+        "marketing",
+        "medical",
+        "news",
+        "religious",
+        "scientific",
+        "subtitles",
+        "support",
+        "tech",
+        "ui",
+    ]
 )
 Segment = Literal["gold_standard", "held_out", "development", "diagnostic"]
 EntryId = StrictInt | StrictStr
@@ -29,7 +45,7 @@ class CorpusError(Exception):
 class Entry(BaseModel):
     """One translation challenge (spec §2.2). Only id, source and reference are required."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
     id: EntryId
     source: StrictStr
@@ -37,7 +53,7 @@ class Entry(BaseModel):
     segment: Segment = "development"
     difficulty: int | None = Field(default=None, ge=1, le=5, strict=True)
     provenance: StrictStr | None = None
-    register: StrictStr | None = None
+    register_: StrictStr | None = Field(default=None, alias="register")  # BaseModel has .register
     context: StrictStr | None = None
     domain: StrictStr | None = None
     morphological_analysis: StrictStr | None = None
@@ -159,8 +175,9 @@ def _validate_entries(path: Path, raw_entries: list[Any]) -> tuple[Entry, ...]:
         except ValidationError as exc:
             raise CorpusError(f"{path}: {label}: {_first_error(exc)}") from None
         if entry.key in seen:
+            first = seen[entry.key]
             raise CorpusError(
-                f"{path}: {label}: field 'id': duplicate id, already used by entry {seen[entry.key]}"
+                f"{path}: {label}: field 'id': duplicate id, first used by entry {first}"
             )
         seen[entry.key] = index
         entries.append(entry)

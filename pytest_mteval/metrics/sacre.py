@@ -11,7 +11,9 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from sacrebleu.metrics import BLEU, CHRF, TER
+from sacrebleu.metrics.bleu import BLEU
+from sacrebleu.metrics.chrf import CHRF
+from sacrebleu.metrics.ter import TER
 
 #: Families scored from statistics, with the order of the columns they sum.
 FAMILIES: tuple[str, ...] = ("chrf", "bleu", "ter")

@@ -1,0 +1,13 @@
+"""The floor: a 'translation' that copies the source through unchanged."""
+
+from __future__ import annotations
+
+from pytest_mteval import MethodEntry, MethodResult, RunConfig
+
+
+class IdentityMethod:
+    async def translate(self, entries: list[MethodEntry], config: RunConfig) -> list[MethodResult]:
+        return [
+            {"id": e["id"], "predicted": e["source"], "latency_s": 0.0, "error": None}
+            for e in entries
+        ]

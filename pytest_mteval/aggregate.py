@@ -1,0 +1,89 @@
+"""Run-level scores from per-entry records, on the controller.
+
+Corpus chrF++, BLEU and TER come from summed sufficient statistics (exactly sacrebleu's corpus
+scores). An entry whose translation failed counts as an empty translation in corpus scores and
+as a miss in rates, so a method cannot improve its score by erroring.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pytest_mteval.metrics import sacre
+from pytest_mteval.metrics.base import Record
+
+
+def quantile(values: Sequence[float], q: float) -> float | None:
+    """Linear-interpolated quantile (numpy's default), None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q
+    low, high = math.floor(pos), math.ceil(pos)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def stats_rows(records: Sequence[Record]) -> list[dict[str, list[float]]]:
+    """Per-entry statistics, with errored entries scored as empty translations."""
+    return [r["stats"] or sacre.segment_stats("", r["expected"]) for r in records]
+
+
+def quality_scores(records: Sequence[Record]) -> dict[str, Any]:
+    """Counts, rates and corpus scores of one group of records."""
+    total = len(records)
+    errors = sum(1 for r in records if r["error"] is not None)
+    exact = sum(1 for r in records if r["exact_match"])
+    corpus = sacre.corpus_scores(stats_rows(records)) if records else {}
+    ratios = [r["length_ratio"] for r in records if r["length_ratio"] is not None]
+    return {
+        "total": total,
+        "errors": errors,
+        "exact_matches": exact,
+        "exact_match_rate": exact / total if total else None,
+        "chrf_plus_plus": corpus.get("chrf"),
+        "bleu": corpus.get("bleu"),
+        "ter": corpus.get("ter"),
+        "length_ratio": statistics.fmean(ratios) if ratios else None,
+    }
+
+
+def speed_scores(records: Sequence[Record], elapsed_s: float) -> dict[str, Any]:
+    """Latency distribution and throughput (spec §3.4, §3.6)."""
+    latencies = [float(r["latency_s"]) for r in records if r.get("latency_s") is not None]
+    translated = sum(1 for r in records if r["error"] is None)
+    tokens = sum(_tokens(r) for r in records)
+    return {
+        "avg_latency_seconds": statistics.fmean(latencies) if latencies else None,
+        "median_latency_seconds": quantile(latencies, 0.5),
+        "p95_latency_seconds": quantile(latencies, 0.95),
+        "entries_per_minute": translated / (elapsed_s / 60) if elapsed_s > 0 else None,
+        "tokens_per_second": tokens / elapsed_s if elapsed_s > 0 and tokens else None,
+    }
+
+
+def breakdown(records: Sequence[Record], key: Callable[[Record], Any]) -> dict[str, dict[str, Any]]:
+    """Quality scores per group (difficulty, provenance, domain), groups in sorted order."""
+    groups: dict[str, list[Record]] = {}
+    for record in records:
+        groups.setdefault(str(key(record)) if key(record) is not None else "unknown", []).append(
+            record
+        )
+    return {name: _group_scores(groups[name]) for name in sorted(groups)}
+
+
+def _group_scores(records: Sequence[Record]) -> dict[str, Any]:
+    scores = quality_scores(records)
+    return {
+        "count": scores["total"],
+        "errors": scores["errors"],
+        "exact_match_rate": scores["exact_match_rate"],
+        "chrf_plus_plus": scores["chrf_plus_plus"],
+    }
+
+
+def _tokens(record: Record) -> int:
+    usage = record.get("usage") or {}
+    return int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)

@@ -1,0 +1,75 @@
+"""One entry's record: its translation and every per-entry metric, as plain JSON data.
+
+Records are built where the translation happened (an xdist worker, perhaps) and travel to the
+controller on the test report, so they carry sufficient statistics rather than objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pytest_mteval.corpus import Entry
+from pytest_mteval.methods.protocol import MethodResult
+from pytest_mteval.metrics import sacre
+from pytest_mteval.metrics.base import Metric
+from pytest_mteval.metrics.match import exact_match
+
+#: Result fields copied onto the record as they came from the method.
+_PASSTHROUGH = ("usage", "cost_usd", "tool_calls", "tool_call_count", "metadata", "cached")
+
+
+def build_record(
+    entry: Entry,
+    index: int,
+    batch: int,
+    result: MethodResult,
+    builtin: Sequence[Metric] = (),
+    plugins: Sequence[Metric] = (),
+) -> dict[str, Any]:
+    predicted = result.get("predicted")
+    error = result.get("error")
+    record: dict[str, Any] = {
+        "entry_id": entry.key,
+        "index": index,
+        "batch": batch,
+        "source": entry.source,
+        "expected": entry.reference,
+        "variants": list(entry.variants),
+        "raw_predicted": result.get("raw_predicted", predicted),
+        "predicted": predicted,
+        "error": error,
+        "segment": entry.segment,
+        "difficulty": entry.difficulty,
+        "domain": entry.domain,
+        "provenance": entry.provenance,
+        "latency_s": result.get("latency_s"),
+        "exact_match": None,
+        "chrf_score": None,
+        "bleu_score": None,
+        "ter_score": None,
+        "length_ratio": None,
+        "stats": None,
+        "plugin_metrics": {},
+    }
+    for key in _PASSTHROUGH:
+        if key in result:
+            record[key] = result[key]  # type: ignore[literal-required]
+    record.setdefault("tool_call_count", len(record.get("tool_calls") or []))
+    if error is not None or not isinstance(predicted, str):
+        return record
+    stats = sacre.segment_stats(predicted, entry.reference)
+    scores = sacre.sentence_scores(stats)
+    record.update(
+        exact_match=exact_match(predicted, entry.reference),
+        chrf_score=scores["chrf"],
+        bleu_score=scores["bleu"],
+        ter_score=scores["ter"],
+        length_ratio=len(predicted) / len(entry.reference) if entry.reference else None,
+        stats=stats,
+    )
+    for metric in builtin:
+        record.update(metric.score_entry(entry, predicted))
+    for metric in plugins:
+        record["plugin_metrics"][metric.name] = metric.score_entry(entry, predicted)
+    return record

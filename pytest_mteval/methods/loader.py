@@ -1,0 +1,85 @@
+"""Find a method by folder or by registered name, and build it.
+
+A folder's entry point is imported from that folder only: ``module:Class`` names a file inside
+it, never something elsewhere on ``sys.path``, so a method cannot silently run other code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
+from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
+
+MethodFactory = Callable[[RunConfig], TranslationMethod]
+
+
+class MethodLoadError(Exception):
+    """A method that cannot be found or built; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class MethodSource:
+    """Where a method comes from, known before it is built (so workers can rebuild it)."""
+
+    name: str
+    directory: Path | None
+    manifest: MethodManifest | None
+    factory: MethodFactory
+
+
+def find_method(spec: str, base: Path, registered: Mapping[str, MethodFactory]) -> MethodSource:
+    """Resolve ``--mteval-method``: a folder with method.json, else a registered name."""
+    folder = (base / spec).resolve()
+    if (folder / "method.json").is_file():
+        manifest = load_manifest(folder / "method.json")
+        cls = _import_entry_point(folder, manifest)
+        return MethodSource(manifest.method_id, folder, manifest, lambda _config: _build(cls))
+    if spec in registered:
+        return MethodSource(spec, None, None, registered[spec])
+    if folder.is_dir():
+        raise MethodLoadError(f"--mteval-method: {folder} has no method.json")
+    known = ", ".join(sorted(registered)) or "none"
+    raise MethodLoadError(
+        f"--mteval-method: {spec!r} is neither a folder with method.json nor a registered "
+        f"method name (registered: {known})"
+    )
+
+
+def _import_entry_point(folder: Path, manifest: MethodManifest) -> type:
+    module_name, _, class_name = manifest.entry_point.partition(":")
+    file = folder.joinpath(*module_name.split(".")).with_suffix(".py")
+    where = f"{folder / 'method.json'}: field 'entry_point'"
+    if not file.resolve().is_relative_to(folder) or not file.is_file():
+        raise ManifestError(f"{where}: {file.name} is not a module inside {folder}")
+    unique = "mteval_method_" + hashlib.sha256(str(file).encode()).hexdigest()[:12]
+    spec = importlib.util.spec_from_file_location(unique, file)
+    if spec is None or spec.loader is None:
+        raise ManifestError(f"{where}: cannot import {file}")
+    module = importlib.util.module_from_spec(spec)
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))  # the method's own helper modules
+    sys.modules[unique] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise MethodLoadError(f"{file}: importing the method failed: {exc!r}") from None
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type):
+        raise ManifestError(f"{where}: {module_name} has no class {class_name!r}")
+    if not callable(getattr(cls, "translate", None)):
+        raise ManifestError(f"{where}: {class_name} has no translate(entries, config) method")
+    return cls
+
+
+def _build(cls: type) -> TranslationMethod:
+    try:
+        method = cls()
+    except Exception as exc:
+        raise MethodLoadError(f"building {cls.__name__}() failed: {exc!r}") from None
+    return method  # type: ignore[no-any-return]

@@ -1,0 +1,141 @@
+"""Command-line options and ini keys, and the typed Settings read from them.
+
+Every option is also an ini key (``--mteval-corpus`` <-> ``mteval_corpus``), so a repository can
+pin its evaluation in ``[tool.pytest.ini_options]`` and CI only adds what differs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+#: (option suffix, help, default) for options that take one value.
+_VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
+    ("corpus", "corpus file to evaluate (spec envelope or reference-harness shape)", None),
+    ("method", "method folder (with method.json) or a registered method name", None),
+    ("method-card", "method card JSON to validate and embed in the run card", None),
+    ("batch-size", "entries per method call (default 25)", "25"),
+    ("concurrency", "requests in flight at most, handed to the method (default 8)", "8"),
+    ("timeout", "seconds one batch's translation may take (default 300)", "300"),
+    ("model", "model slug handed to the method (e.g. google/gemini-2.5-flash)", None),
+    ("temperature", "sampling temperature handed to the method (default 0.0)", "0.0"),
+    ("condition", "experiment label recorded on the run card (default baseline)", None),
+    (
+        "run-card",
+        "where to write the run card (default .mteval/runs/<time>-<id>.json)",
+        None,
+    ),
+)
+#: Options that may be given several times (and are space-separated lists as ini keys).
+_LIST_OPTIONS: tuple[tuple[str, str], ...] = (
+    ("method-arg", "KEY=VALUE handed to the method as config.method_args (repeatable)"),
+    ("segment", "only entries of this segment (repeatable)"),
+    ("domain", "only entries of this domain code (repeatable)"),
+    ("difficulty", "only entries of this difficulty 1-5 (repeatable)"),
+)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("mteval", "machine-translation evaluation (pytest-mteval)")
+    for name, help_text, default in _VALUE_OPTIONS:
+        dest = "mteval_" + name.replace("-", "_")
+        group.addoption(f"--mteval-{name}", dest=dest, default=None, help=help_text)
+        parser.addini(dest, help_text, type="string", default=default)
+    for name, help_text in _LIST_OPTIONS:
+        dest = "mteval_" + name.replace("-", "_")
+        group.addoption(f"--mteval-{name}", dest=dest, action="append", default=[], help=help_text)
+        parser.addini(dest, help_text, type="args", default=[])
+
+
+class SettingsError(Exception):
+    """An option value that cannot be used; the message names the option."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The run's options after ini/command-line merging and type checks."""
+
+    corpus: Path | None
+    method: str | None
+    method_card: Path | None
+    method_args: dict[str, str] = field(default_factory=dict)
+    segments: tuple[str, ...] = ()
+    domains: tuple[str, ...] = ()
+    difficulties: tuple[int, ...] = ()
+    batch_size: int = 25
+    concurrency: int = 8
+    timeout_s: float = 300.0
+    model: str | None = None
+    temperature: float = 0.0
+    condition: str | None = None
+    run_card: Path | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.corpus is not None
+
+
+def read_settings(config: pytest.Config) -> Settings:
+    """Merge command line over ini, resolve paths against the invocation directory."""
+    base = config.invocation_params.dir
+
+    def value(name: str) -> str | None:
+        dest = "mteval_" + name.replace("-", "_")
+        given = config.getoption(dest)
+        if given is not None:
+            return str(given)
+        ini: Any = config.getini(dest)
+        return str(ini) if ini not in (None, "") else None
+
+    def values(name: str) -> list[str]:
+        dest = "mteval_" + name.replace("-", "_")
+        given: list[str] = config.getoption(dest) or []
+        return given or [str(v) for v in config.getini(dest)]
+
+    def path(name: str) -> Path | None:
+        raw = value(name)
+        return None if raw is None else (base / raw)
+
+    return Settings(
+        corpus=path("corpus"),
+        method=value("method"),
+        method_card=path("method-card"),
+        method_args=_key_values(values("method-arg")),
+        segments=tuple(values("segment")),
+        domains=tuple(values("domain")),
+        difficulties=tuple(_number(int, "difficulty", v, 1, 5) for v in values("difficulty")),
+        batch_size=_number(int, "batch-size", value("batch-size") or "25", 1, None),
+        concurrency=_number(int, "concurrency", value("concurrency") or "8", 1, None),
+        timeout_s=_number(float, "timeout", value("timeout") or "300", 0.001, None),
+        model=value("model"),
+        temperature=_number(float, "temperature", value("temperature") or "0", 0.0, 2.0),
+        condition=value("condition"),
+        run_card=path("run-card"),
+    )
+
+
+def _key_values(pairs: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, val = pair.partition("=")
+        if not sep or not key:
+            raise SettingsError(f"--mteval-method-arg expects KEY=VALUE, got {pair!r}")
+        out[key.strip()] = val
+    return out
+
+
+N = TypeVar("N", int, float)
+
+
+def _number(kind: type[N], option: str, raw: str, low: float | None, high: float | None) -> N:
+    try:
+        number = kind(raw)
+    except ValueError:
+        raise SettingsError(f"--mteval-{option} expects a number, got {raw!r}") from None
+    if (low is not None and number < low) or (high is not None and number > high):
+        bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise SettingsError(f"--mteval-{option} must be {bounds}, got {raw!r}")
+    return number

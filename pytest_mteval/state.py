@@ -1,0 +1,91 @@
+"""The state of one evaluation in one process: corpus, method, batches and records.
+
+Every process (controller and xdist workers) builds the same RunState from the same options, so
+batch numbers and item names agree everywhere. Translations are made lazily, once per batch per
+process, and shared by the entry items and the user's own tests on that process.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_mteval.corpus import Corpus, Entry
+from pytest_mteval.evaluate import build_record
+from pytest_mteval.methods.loader import MethodSource
+from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
+from pytest_mteval.metrics.base import Metric
+from pytest_mteval.options import Settings
+from pytest_mteval.translate import MethodRunner, translate_batch
+
+_UNSAFE = re.compile(r"[^\w.\-]+")
+
+
+def item_names(entries: Sequence[Entry]) -> list[str]:
+    """Readable, unique pytest names for entries: ``entry-<id>``, unsafe characters replaced."""
+    names: list[str] = []
+    seen: set[str] = set()
+    for index, entry in enumerate(entries):
+        name = "entry-" + (_UNSAFE.sub("_", entry.key).strip("_") or str(index))
+        if name in seen:
+            name = f"{name}-{index}"
+        seen.add(name)
+        names.append(name)
+    return names
+
+
+@dataclass
+class RunState:
+    settings: Settings
+    corpus: Corpus
+    source: MethodSource
+    run_config: RunConfig
+    builtin_metrics: list[Metric] = field(default_factory=list)
+    plugin_metrics: list[Metric] = field(default_factory=list)
+    runner: MethodRunner = field(default_factory=MethodRunner)
+    warnings: list[str] = field(default_factory=list)
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _method: TranslationMethod | None = None
+    _local: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        entries = self.corpus.entries
+        size = self.settings.batch_size
+        self.names = item_names(entries)
+        self.batches: list[list[int]] = [
+            list(range(start, min(start + size, len(entries))))
+            for start in range(0, len(entries), size)
+        ]
+        self.batch_of_name = {
+            self.names[i]: b for b, indexes in enumerate(self.batches) for i in indexes
+        }
+
+    @property
+    def method(self) -> TranslationMethod:
+        if self._method is None:
+            self._method = self.source.factory(self.run_config)
+        return self._method
+
+    def record_for(self, index: int) -> dict[str, Any]:
+        """The entry's record, translating its whole batch on first use in this process."""
+        key = self.corpus.entries[index].key
+        if key not in self._local:
+            self._translate(self.batch_of_name[self.names[index]])
+        return self._local[key]
+
+    def _translate(self, batch: int) -> None:
+        entries = [self.corpus.entries[i] for i in self.batches[batch]]
+        results, warnings = translate_batch(self.runner, self.method, entries, self.run_config)
+        self.warnings.extend(f"batch {batch}: {w}" for w in warnings)
+        for index in self.batches[batch]:
+            entry = self.corpus.entries[index]
+            self._local[entry.key] = build_record(
+                entry,
+                index,
+                batch,
+                results[entry.key],
+                self.builtin_metrics,
+                self.plugin_metrics,
+            )

@@ -1,0 +1,139 @@
+"""Run a method over one batch, whatever the method does, and always come back with one
+result per entry.
+
+The harness owns the event loop, in a thread of its own: a method that blocks the loop or
+hangs is abandoned after the timeout (its entries become errors) and later batches get a fresh
+loop. Results are checked against the batch: a missing, duplicated or malformed result is an
+error on that entry, never a crash of the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import Counter
+from collections.abc import Coroutine, Sequence
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from pytest_mteval.corpus import Entry
+from pytest_mteval.methods.protocol import (
+    SOURCE_SIDE_FIELDS,
+    MethodEntry,
+    MethodResult,
+    RunConfig,
+    TranslationMethod,
+)
+
+
+def method_view(entry: Entry) -> MethodEntry:
+    """The entry as a method may see it: source-side fields only, never the reference."""
+    dumped = entry.model_dump(by_alias=True, exclude_none=True)
+    view = {key: dumped[key] for key in SOURCE_SIDE_FIELDS if key in dumped}
+    if not view.get("terms"):
+        view.pop("terms", None)
+    return view  # type: ignore[return-value]
+
+
+class MethodRunner:
+    """An event loop in a daemon thread, replaced when a method wedges it."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def run(self, coro: Coroutine[Any, Any, Any], timeout_s: float) -> Any:
+        loop = self._ensure_loop()
+        future = asyncio.run_coroutine_threadsafe(asyncio.wait_for(coro, timeout_s), loop)
+        try:
+            return future.result(timeout_s + 5.0)
+        except FutureTimeout:
+            future.cancel()
+            self._loop = None  # the loop is blocked by the method: abandon its thread
+            raise TimeoutError(f"method did not return within {timeout_s:g}s") from None
+
+    def close(self) -> None:
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._loop = None
+
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None or self._loop.is_closed():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="mteval-loop", daemon=True).start()
+            self._loop = loop
+        return self._loop
+
+
+def translate_batch(
+    runner: MethodRunner,
+    method: TranslationMethod,
+    entries: Sequence[Entry],
+    config: RunConfig,
+) -> tuple[dict[str, MethodResult], list[str]]:
+    """Translate a batch; return one result per entry key, and batch-level warnings."""
+    views = [method_view(e) for e in entries]
+    started = time.perf_counter()
+    try:
+        raw = runner.run(method.translate(views, config), config.timeout_s)
+    except TimeoutError as exc:
+        return _all_failed(entries, f"timeout: {exc}"), []
+    except Exception as exc:
+        return _all_failed(entries, f"method raised {type(exc).__name__}: {exc}"), []
+    elapsed = time.perf_counter() - started
+    if not isinstance(raw, list):
+        return _all_failed(entries, f"method returned {type(raw).__name__}, not a list"), []
+    return _match_results(entries, raw, elapsed / max(len(entries), 1))
+
+
+def _match_results(
+    entries: Sequence[Entry], raw: list[Any], fallback_latency: float
+) -> tuple[dict[str, MethodResult], list[str]]:
+    keys = {e.key for e in entries}
+    counts = Counter(str(r.get("id")) for r in raw if isinstance(r, dict))
+    warnings: list[str] = []
+    extra = sorted(k for k in counts if k not in keys)
+    if extra:
+        warnings.append(f"method returned results for ids not in the batch: {', '.join(extra)}")
+    malformed = sum(1 for r in raw if not isinstance(r, dict))
+    if malformed:
+        warnings.append(f"method returned {malformed} result(s) that are not objects")
+    by_key = {str(r.get("id")): r for r in raw if isinstance(r, dict)}
+    out: dict[str, MethodResult] = {}
+    for entry in entries:
+        key = entry.key
+        if counts[key] == 0:
+            out[key] = _failed(entry, f"method returned no result for entry id {key!r}")
+        elif counts[key] > 1:
+            out[key] = _failed(entry, f"method returned {counts[key]} results for entry id {key!r}")
+        else:
+            out[key] = _checked(entry, by_key[key], fallback_latency)
+    return out, warnings
+
+
+def _checked(entry: Entry, result: dict[str, Any], fallback_latency: float) -> MethodResult:
+    checked: MethodResult = {**result, "id": entry.id}  # type: ignore[typeddict-item]
+    error = result.get("error")
+    predicted = result.get("predicted")
+    if error:
+        checked["error"] = str(error)
+        checked["predicted"] = None
+    elif not isinstance(predicted, str):
+        checked["error"] = (
+            f"method returned a non-string 'predicted' ({type(predicted).__name__}) "
+            f"for entry id {entry.key!r}"
+        )
+        checked["predicted"] = None
+    else:
+        checked["error"] = None
+    if not isinstance(result.get("latency_s"), int | float):
+        checked["latency_s"] = fallback_latency
+    return checked
+
+
+def _failed(entry: Entry, message: str) -> MethodResult:
+    return {"id": entry.id, "predicted": None, "error": message, "latency_s": None}
+
+
+def _all_failed(entries: Sequence[Entry], message: str) -> dict[str, MethodResult]:
+    return {e.key: _failed(e, message) for e in entries}
