@@ -1,9 +1,11 @@
-"""Convert morphodict's English -> Plains Cree search-quality sample into a vocabulary corpus.
+"""Convert morphodict's English -> Plains Cree search-quality sample into a vocabulary corpus,
+and into the word list of the dictionary method (one parse, so both views select the same rows).
 
 Each row of sample.csv is an English query with up to three hand-chosen Plains Cree dictionary
 headwords: the first becomes the reference, the others acceptable variants. The references are
 lemmas (dictionary headwords), not inflected translations, so the corpus tests vocabulary.
 Usage: python scripts/convert_morphodict.py [--shared ../shared/data] [--out corpora]
+       [--wordlist methods/dictionary/eng-crk.tsv]
 """
 
 from __future__ import annotations
@@ -105,6 +107,23 @@ def build(path: Path) -> dict[str, Any]:
     return {"dataset": dataset, "entries": entries}
 
 
+def wordlist(path: Path) -> str:
+    """english<TAB>cree for every single-word English query, keyed in lower case without the
+    quotes some search queries carry; the first headword of the first such row wins."""
+    table: dict[str, str] = {}
+    for _, query, headwords in read_rows(path):
+        key = query.strip("'\"").lower()
+        if " " in key or is_cree_query(query, headwords):
+            continue
+        if table.setdefault(key, headwords[0]) != headwords[0]:
+            raise SystemExit(f"{path}: {key!r} has two different first headwords")
+    header = (
+        f"# english<TAB>cree, from {UPSTREAM_REPOSITORY} {UPSTREAM_PATH} @ {UPSTREAM_COMMIT}\n"
+        "# Apache-2.0; written by scripts/convert_morphodict.py; see WORDLIST.md\n"
+    )
+    return header + "".join(f"{key}\t{table[key]}\n" for key in sorted(table))
+
+
 def render(document: dict[str, Any]) -> bytes:
     """Deterministic bytes: UTF-8 without escapes, two-space indent, final newline."""
     return (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
@@ -121,12 +140,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--out", type=Path, default=REPO / "corpora", help="output folder (default: corpora/)"
     )
+    parser.add_argument(
+        "--wordlist",
+        type=Path,
+        default=REPO / "methods" / "dictionary" / "eng-crk.tsv",
+        help="word list output (default: methods/dictionary/eng-crk.tsv)",
+    )
     args = parser.parse_args(argv)
-    document = build(args.shared / "crk-lexical-morphodict" / "sample.csv")
+    sample = args.shared / "crk-lexical-morphodict" / "sample.csv"
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "eng-crk-morphodict-vocab.json"
-    path.write_bytes(render(document))
-    print(f"wrote {path}")
+    path.write_bytes(render(build(sample)))
+    args.wordlist.parent.mkdir(parents=True, exist_ok=True)
+    args.wordlist.write_bytes(wordlist(sample).encode("utf-8"))
+    print(f"wrote {path} and {args.wordlist}")
 
 
 if __name__ == "__main__":
