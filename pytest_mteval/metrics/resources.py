@@ -1,0 +1,105 @@
+"""Language-resources files: what a corpus knows about its target language.
+
+A corpus names one with ``dataset.language_resources`` (a path relative to the corpus file)::
+
+    {"language": "crk",
+     "fst": "crk-strict-analyzer-for-dictionary.hfstol",
+     "fst_sha256": "489ae1...",
+     "orthography": {"name": "Standard Roman Orthography", "characters": "achikmnopstwyâêîô-"}}
+
+Paths inside are relative to the resources file, so a language's folder can move as a whole.
+``characters`` is a string (one character each) or a list of strings (for letters written with
+more than one code point). When ``fst_sha256`` is given the analyzer is checked against it, so
+that a Git-LFS pointer or a different build is refused instead of silently scored with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pytest_mteval.corpus import Corpus, CorpusError
+
+
+class ResourceError(CorpusError):
+    """A language-resources file that cannot be used; the message is meant to be shown as is."""
+
+
+@dataclass(frozen=True)
+class Orthography:
+    name: str
+    #: NFC-normalized characters (or multi-code-point letters), in lower and upper case.
+    characters: frozenset[str]
+
+
+@dataclass(frozen=True)
+class LanguageResources:
+    path: Path
+    language: str
+    fst: Path | None
+    orthography: Orthography | None
+
+
+def corpus_resources(corpus: Corpus) -> LanguageResources | None:
+    """The resources a corpus points to, or None when it names none."""
+    path = corpus.resource_path(corpus.dataset.language_resources)
+    return None if path is None else load_resources(path)
+
+
+@lru_cache(maxsize=32)
+def load_resources(path: Path) -> LanguageResources:
+    """Read and check a resources file (once per process and path)."""
+    path = Path(path).resolve()
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ResourceError(f"{path}: cannot read language resources: {exc.strerror}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ResourceError(f"{path}: language resources are not valid UTF-8 JSON: {exc}") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("language"), str):
+        raise ResourceError(f"{path}: expected a JSON object with a 'language' string")
+    return LanguageResources(
+        path=path,
+        language=raw["language"],
+        fst=_fst_path(path, raw),
+        orthography=_orthography(path, raw.get("orthography")),
+    )
+
+
+def _fst_path(path: Path, raw: dict[str, Any]) -> Path | None:
+    name = raw.get("fst")
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        raise ResourceError(f"{path}: 'fst' must be a path relative to this file")
+    fst = (path.parent / name).resolve()
+    if not fst.is_file():
+        raise ResourceError(f"{path}: the analyzer {fst} does not exist")
+    expected = raw.get("fst_sha256")
+    if expected is not None:
+        actual = hashlib.sha256(fst.read_bytes()).hexdigest()
+        if actual != expected:
+            raise ResourceError(
+                f"{path}: the analyzer {fst.name} has sha256 {actual}, not the declared {expected}"
+            )
+    return fst
+
+
+def _orthography(path: Path, raw: Any) -> Orthography | None:
+    if raw is None:
+        return None
+    chars = raw.get("characters") if isinstance(raw, dict) else None
+    if isinstance(chars, str):
+        chars = list(chars)
+    if not isinstance(chars, list) or not chars or not all(isinstance(c, str) for c in chars):
+        raise ResourceError(
+            f"{path}: 'orthography.characters' must be a non-empty string or list of strings"
+        )
+    normalized = {unicodedata.normalize("NFC", c) for c in chars if c.strip()}
+    both_cases = normalized | {c.lower() for c in normalized} | {c.upper() for c in normalized}
+    return Orthography(name=str(raw.get("name") or "unnamed"), characters=frozenset(both_cases))
