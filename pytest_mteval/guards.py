@@ -1,0 +1,189 @@
+"""Flags for degenerate runs, which cap the quality tier whatever the composite says.
+
+A weighted composite can be gamed: one valid target sentence repeated for every input looks
+perfect to the FST, code-switching and hallucination metrics (SCORING.md). The flags here look
+at the run as a whole, from the per-entry records, for the ways of scoring without translating.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, TypedDict
+
+from pytest_mteval.metrics.match import exact_match, normalize
+from pytest_mteval.scoring import CANDIDATE_LABEL, TIERS, UNSCORED
+
+Record = Mapping[str, Any]
+
+#: The best tier a flagged run may claim.
+CAPPED_TIER: Final = "emerging"
+
+
+class Flag(TypedDict):
+    code: str
+    message: str
+    entry_ids: list[str]
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a share of the answered entries makes a run degenerate (see docs/SCORING.md)."""
+
+    #: Entries whose output the run repeats for entries with other references, unsanctioned.
+    repeated_share: float = 0.20
+    #: Entries with distinct references one output must span to count as repeated.
+    repeated_min_references: int = 3
+    #: Entries answered with their own source where the reference differs.
+    copied_share: float = 0.20
+    #: Entries answered with nothing.
+    empty_share: float = 0.10
+    #: Entries that errored, out of all entries.
+    error_share: float = 0.20
+    #: Answered entries with variants needed before the lint below can judge.
+    variants_min_entries: int = 10
+    #: Share of those reproducing the exact reference rather than a variant.
+    variants_exact_share: float = 0.95
+
+
+DEFAULT_THRESHOLDS: Final = Thresholds()
+
+
+def run_flags(records: Sequence[Record], thresholds: Thresholds = DEFAULT_THRESHOLDS) -> list[Flag]:
+    """Every flag the run raises, in a fixed order; an empty list means none."""
+    answered = [r for r in records if r.get("error") is None]
+    flags = [
+        _errors(records, thresholds),
+        _empty_outputs(answered, thresholds),
+        _repeated_outputs(answered, thresholds),
+        _copied_sources(answered, thresholds),
+        _perfect_on_variants(answered, thresholds),
+    ]
+    return [flag for flag in flags if flag is not None]
+
+
+def cap_tier(tier: str, flags: Sequence[Flag]) -> str:
+    """A flagged run is at most "emerging"; an unflagged one keeps its tier."""
+    order = [name for _, name in TIERS]
+    plain = "deployable" if tier == CANDIDATE_LABEL else tier
+    if plain != UNSCORED and plain not in order:
+        raise ValueError(f"unknown tier {tier!r}")
+    if not flags or plain == UNSCORED:
+        return tier
+    return tier if order.index(plain) >= order.index(CAPPED_TIER) else CAPPED_TIER
+
+
+def _key(text: str) -> str:
+    """Texts that differ only in case and spacing are the same output."""
+    return normalize(text).casefold()
+
+
+def _prediction(record: Record) -> str:
+    predicted = record.get("predicted")
+    return predicted if isinstance(predicted, str) else ""
+
+
+def _sanctioned(record: Record) -> set[str]:
+    """The outputs the corpus itself accepts for an entry: its reference and variants."""
+    return {_key(str(record["expected"]))} | {_key(str(v)) for v in record.get("variants") or []}
+
+
+def _ids(records: Sequence[Record]) -> list[str]:
+    return [str(r["entry_id"]) for r in records]
+
+
+def _share(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
+
+
+def _errors(records: Sequence[Record], t: Thresholds) -> Flag | None:
+    errored = [r for r in records if r.get("error") is not None]
+    if not errored or _share(len(errored), len(records)) < t.error_share:
+        return None
+    return Flag(
+        code="many_errors",
+        message=f"{len(errored)} of {len(records)} entries errored: the scores cover the rest",
+        entry_ids=_ids(errored),
+    )
+
+
+def _empty_outputs(answered: Sequence[Record], t: Thresholds) -> Flag | None:
+    empty = [r for r in answered if not _key(_prediction(r))]
+    if not empty or _share(len(empty), len(answered)) < t.empty_share:
+        return None
+    return Flag(
+        code="empty_output",
+        message=f"{len(empty)} of {len(answered)} answered entries are empty",
+        entry_ids=_ids(empty),
+    )
+
+
+def _repeated_outputs(answered: Sequence[Record], t: Thresholds) -> Flag | None:
+    groups: defaultdict[str, list[Record]] = defaultdict(list)
+    for record in answered:
+        output = _key(_prediction(record))
+        if output:
+            groups[output].append(record)
+    repeated: list[Record] = []
+    examples: list[str] = []
+    for output, group in groups.items():
+        # Paraphrased sources that the corpus itself translates alike share a reference, so
+        # one output for them is consistency, not degeneracy: count distinct references.
+        unsanctioned = [r for r in group if output not in _sanctioned(r)]
+        references = {_key(str(r["expected"])) for r in unsanctioned}
+        if len(references) >= t.repeated_min_references:
+            repeated.extend(unsanctioned)
+            examples.append(f"{_prediction(unsanctioned[0])!r} x{len(group)}")
+    if not repeated or _share(len(repeated), len(answered)) < t.repeated_share:
+        return None
+    order = {id(r): i for i, r in enumerate(answered)}
+    repeated.sort(key=lambda r: order[id(r)])
+    return Flag(
+        code="repeated_output",
+        message=(
+            f"{len(repeated)} of {len(answered)} answered entries give an output that the run "
+            f"repeats across at least {t.repeated_min_references} entries with different "
+            "references: " + ", ".join(examples[:3])
+        ),
+        entry_ids=_ids(repeated),
+    )
+
+
+def _copied_sources(answered: Sequence[Record], t: Thresholds) -> Flag | None:
+    copied = [
+        r
+        for r in answered
+        if (output := _key(_prediction(r)))
+        and output == _key(str(r["source"]))
+        and output not in _sanctioned(r)
+    ]
+    if not copied or _share(len(copied), len(answered)) < t.copied_share:
+        return None
+    return Flag(
+        code="source_copied",
+        message=f"{len(copied)} of {len(answered)} answered entries return their source unchanged",
+        entry_ids=_ids(copied),
+    )
+
+
+def _has_variants(record: Record) -> bool:
+    reference = normalize(str(record["expected"]))
+    return any(normalize(str(v)) != reference for v in record.get("variants") or [])
+
+
+def _perfect_on_variants(answered: Sequence[Record], t: Thresholds) -> Flag | None:
+    with_variants = [r for r in answered if _has_variants(r)]
+    if len(with_variants) < t.variants_min_entries:
+        return None
+    exact = [r for r in with_variants if exact_match(_prediction(r), str(r["expected"]))]
+    if _share(len(exact), len(with_variants)) < t.variants_exact_share:
+        return None
+    return Flag(
+        code="suspiciously_perfect_variants",
+        message=(
+            f"{len(exact)} of {len(with_variants)} entries with acceptable variants reproduce "
+            "the exact reference rather than a variant: were the references seen? (spec §9.3)"
+        ),
+        entry_ids=_ids(exact),
+    )
