@@ -1,0 +1,57 @@
+"""Orthographic accuracy: the share of predicted letters that belong to the target orthography.
+
+Only letters count (a letter with the combining marks that follow it is one letter, compared
+after NFC): whitespace, digits, punctuation and symbols belong to every orthography and to
+none, so they neither help nor hurt. Case is ignored, because the declared character sets
+list lower-case letters while sentences start with a capital. A letter that the declared set
+lacks (an ``é`` in Cree SRO, a Latin letter in a Syllabics text) counts against the prediction.
+The run's figure is letters in the set over all predicted letters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import regex
+
+from pytest_mteval.corpus import Entry
+from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
+from pytest_mteval.metrics.resources import Orthography, corpus_resources
+from pytest_mteval.metrics.text import nfc
+
+_LETTER = regex.compile(r"\p{L}\p{M}*")
+#: Foreign letters listed per entry, at most this many distinct ones.
+MAX_LISTED = 20
+
+
+class OrthographicAccuracy:
+    name = "orthography"
+
+    def __init__(self, orthography: Orthography) -> None:
+        self.orthography = orthography
+
+    def score_entry(self, entry: Entry, predicted: str) -> JSONDict:
+        letters: list[str] = _LETTER.findall(nfc(predicted))
+        foreign = [c for c in letters if c not in self.orthography.characters]
+        return {
+            "orthography_letters": len(letters),
+            "orthography_valid_letters": len(letters) - len(foreign),
+            "orthographic_accuracy": 1 - len(foreign) / len(letters) if letters else None,
+            "orthography_foreign_letters": list(dict.fromkeys(foreign))[:MAX_LISTED],
+        }
+
+    def aggregate(self, records: Sequence[Record]) -> JSONDict:
+        total = sum(r.get("orthography_letters") or 0 for r in records)
+        valid = sum(r.get("orthography_valid_letters") or 0 for r in records)
+        return {
+            "orthographic_accuracy": valid / total if total else None,
+            "orthography": self.orthography.name,
+        }
+
+
+def build(context: MetricContext) -> OrthographicAccuracy | None:
+    """None when the corpus declares no orthography in its language resources."""
+    resources = corpus_resources(context.corpus)
+    if resources is None or resources.orthography is None:
+        return None
+    return OrthographicAccuracy(resources.orthography)
