@@ -273,4 +273,4 @@ def _as_rows(rows: Sequence[Sequence[float]]) -> Rows:
 
 def _ratio(sums: Sequence[float]) -> float | None:
     numerator, denominator = sums
-    return numerator / denominator if denominator else None
+    return float(numerator / denominator) if denominator else None

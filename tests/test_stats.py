@@ -115,7 +115,7 @@ def _same_corpus_pairs() -> list[tuple[Path, Path]]:
     runs = {path: _load(path) for path in _run_files()}
     paths = list(runs)
     pairs = [
-        (a, b)
+        pytest.param(a, b, id=f"{_model(a)}-vs-{_model(b)}")
         for i, a in enumerate(paths)
         for b in paths[i + 1 :]
         if runs[a]["ids"] == runs[b]["ids"] and runs[a]["refs"] == runs[b]["refs"]
@@ -124,7 +124,11 @@ def _same_corpus_pairs() -> list[tuple[Path, Path]]:
     return pairs
 
 
-@pytest.mark.parametrize(("base_path", "cand_path"), _same_corpus_pairs(), ids=str)
+def _model(path: Path) -> str:
+    return path.name.split("_")[3]
+
+
+@pytest.mark.parametrize(("base_path", "cand_path"), _same_corpus_pairs())
 def test_paired_p_values_agree_with_sacrebleu_paired_bs(base_path, cand_path, tmp_path):
     base, cand = _load(base_path), _load(cand_path)
     ref = _write_lines(tmp_path / "ref.txt", base["refs"])
@@ -174,6 +178,38 @@ def test_composite_and_exact_match_samples_equal_a_brute_force_bootstrap():
         assert samples["composite"][r] == pytest.approx(by_hand)
 
 
+def test_paired_exact_match_and_composite_equal_a_brute_force_paired_bootstrap():
+    (pair,) = [p for p in _same_corpus_pairs() if p.id == "openai-vs-deepseek"]
+    base, cand = _load(pair.values[0]), _load(pair.values[1])
+    refs, n, resamples, seed = base["refs"], len(base["refs"]), 200, 99
+    derived = {"composite": partial(scoring.composite, profile="B")}
+    ours = stats.paired_bootstrap(_statistics(base), _statistics(cand), derived, resamples, seed)
+    # Independent: score both systems by hand on the same drawn indexes (Koehn's test as
+    # sacrebleu implements it, with ties counted).
+    chrf = CHRF(word_order=2)
+    indexes = np.random.default_rng(seed).choice(n, size=(resamples, n), replace=True)
+
+    def scores(hyps: list[str], rows) -> tuple[list[float], list[float]]:
+        matched = [exact_match(h, t) for h, t in zip(hyps, refs, strict=True)]
+        em, comp = [], []
+        for row in rows:
+            rate = sum(matched[i] for i in row) / len(row)
+            chrf_pp = chrf.corpus_score([hyps[i] for i in row], [[refs[i] for i in row]]).score
+            em.append(rate)
+            comp.append((0.25 * chrf_pp / 100 + 0.10 * rate) / 0.35)
+        return em, comp
+
+    everything = [range(n)]
+    point_base, point_cand = scores(base["hyps"], everything), scores(cand["hyps"], everything)
+    sample_base, sample_cand = scores(base["hyps"], indexes), scores(cand["hyps"], indexes)
+    for k, name in enumerate(["exact_match_rate", "composite"]):
+        observed = abs(point_cand[k][0] - point_base[k][0])
+        diffs = np.abs(np.array(sample_cand[k]) - np.array(sample_base[k]))
+        expected_p = (np.sum(diffs - diffs.mean() >= observed) + 1) / (resamples + 1)
+        assert ours[name]["p_value"] == pytest.approx(expected_p)
+        assert abs(ours[name]["delta"]) == pytest.approx(observed)
+
+
 def test_composite_interval_brackets_the_point_value():
     run = _load(_run_files()[0])
     derived = {"composite": partial(scoring.composite, profile="B")}
@@ -194,6 +230,9 @@ def test_percentile_positions_are_sacrebleus():
 def test_rates_ignore_entries_without_a_value():
     rate = stats.rate_statistic([True, False, None, True])
     assert stats.point_values({"r": rate}, {})["r"] == pytest.approx(2 / 3)
+    interval = stats.confidence_intervals({"r": rate}, n_bootstrap=50)["r"]
+    json.dumps(interval)  # builtin types only, ready for the run card
+    assert all(type(interval[k]) is float for k in ["score", "lower", "upper"])
     assert stats.point_values({"r": stats.rate_statistic([None, None])}, {})["r"] is None
 
 
