@@ -1,0 +1,131 @@
+"""Load the run a new run is gated against, and refuse a baseline made on other data.
+
+A baseline is either our run card (its schema, fingerprint and hash are verified: a hand-edited
+baseline would let anyone move the goalposts) or a reference-harness ``*_report.json``. A
+missing baseline file is the normal state of a repository's first run, so it is a note, never
+an error. A baseline made on a different dataset is refused with a message that says how to
+proceed, because scores on different entries or references are not comparable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_mteval import runcard
+from pytest_mteval.comparable import Comparable, from_card, from_harness_report, is_harness_report
+from pytest_mteval.corpus import Corpus
+
+#: entry id -> (source, reference): what must agree for two runs to be on the same data.
+EntryTexts = Mapping[str, tuple[str, str]]
+
+
+class BaselineError(Exception):
+    """A baseline that cannot be used; the message is one line, shown as is."""
+
+
+@dataclass(frozen=True)
+class BaselineLoad:
+    """The baseline, or None with a note saying why there is none."""
+
+    comparable: Comparable | None
+    note: str
+
+
+def read_run(path: Path) -> Comparable:
+    """A run card (verified) or a reference-harness report (re-scored), as a Comparable."""
+    try:
+        raw = runcard.load(path)
+    except runcard.RunCardError as exc:
+        raise BaselineError(str(exc)) from None
+    if is_harness_report(raw):
+        try:
+            return from_harness_report(raw, str(path))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BaselineError(f"{path}: malformed reference-harness report: {exc!r}") from None
+    if "results" not in raw or "run_card_hash" not in raw:
+        raise BaselineError(
+            f"{path}: neither a run card (results, run_card_hash) nor a reference-harness "
+            "report (overall, entries)"
+        )
+    try:
+        runcard.verify(raw, path)
+    except runcard.RunCardError as exc:
+        raise BaselineError(str(exc)) from None
+    return from_card(raw, str(path))
+
+
+def corpus_texts(corpus: Corpus) -> dict[str, tuple[str, str]]:
+    return {e.key: (e.source, e.reference) for e in corpus.entries}
+
+
+def run_texts(run: Comparable) -> dict[str, tuple[str, str]]:
+    return {key: (str(r.get("source")), str(r.get("expected"))) for key, r in run.rows.items()}
+
+
+def dataset_difference(
+    baseline: Comparable, sha256: str | None, texts: EntryTexts, what: str = "the corpus"
+) -> str | None:
+    """Why ``baseline`` was not made on this data, or None when it was.
+
+    With both sha256 known they decide; otherwise (a reference-harness report records none)
+    the entries both have must agree in source and reference, and there must be some.
+    """
+    if baseline.dataset_sha256 and sha256:
+        if baseline.dataset_sha256 == sha256:
+            return None
+        return (
+            f"dataset sha256 {_short(baseline.dataset_sha256)} of the baseline differs from "
+            f"{_short(sha256)} of {what}"
+        )
+    shared = [key for key in texts if key in baseline.rows]
+    if not shared:
+        return f"the baseline has no entry id in common with {what}"
+    theirs = run_texts(baseline)
+    changed = [key for key in shared if theirs[key] != texts[key]]
+    if changed:
+        listed = ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
+        return (
+            f"{len(changed)} of {len(shared)} shared entries differ in source or reference "
+            f"from {what} ({listed})"
+        )
+    return None
+
+
+def load_baseline(
+    path: Path, corpus: Corpus | None = None, allow_dataset_change: bool = False
+) -> BaselineLoad:
+    """The baseline at ``path`` checked against the run's corpus.
+
+    Raises BaselineError for an unusable baseline or, unless ``allow_dataset_change``, one
+    made on other data. A missing file returns ``BaselineLoad(None, note)``.
+    """
+    if not path.exists():
+        return BaselineLoad(
+            None,
+            f"no baseline at {path} yet: this run is reported and passes; "
+            "write one with --mteval-update-baseline",
+        )
+    run = read_run(path)
+    note = f"baseline {run.describe()}"
+    if corpus is not None:
+        problem = dataset_difference(run, corpus.sha256, corpus_texts(corpus))
+        if problem is not None:
+            if not allow_dataset_change:
+                raise BaselineError(refusal(path, problem))
+            note += f"; dataset changed ({problem}), compared over unchanged entries only"
+    return BaselineLoad(run, note)
+
+
+def refusal(path: Path | str, problem: str) -> str:
+    return (
+        f"baseline {path} was not made on this dataset: {problem}. Scores on other data are "
+        "not comparable: refresh the baseline (--mteval-update-baseline on the main branch), "
+        "or pass --mteval-allow-dataset-change to compare over the entries whose source and "
+        "reference are unchanged"
+    )
+
+
+def _short(sha: str) -> str:
+    return sha[:12] + "…"

@@ -1,0 +1,222 @@
+"""A run in the one form two runs are compared in, whichever harness wrote it.
+
+A gate, ``mteval compare`` and the per-entry regression checks all need the same things from a
+run: its rows keyed by entry id (in the shape of our per-entry records), its run-level metric
+values, and per-entry statistics from which any metric can be recomputed over a subset of
+entries and resampled. Our run cards and the reference harness's ``*_report.json`` both become
+a :class:`Comparable`.
+
+A reference-harness report is re-scored with OUR metric code from its own predictions (chrF++,
+BLEU, TER, exact match), so that its numbers and ours come from one implementation; the
+report's plugin metrics (FST validity, code-switching, hallucination...) come from other code
+and are kept as ``reported_only``, never compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from pytest_mteval import scoring
+from pytest_mteval.metrics import sacre
+from pytest_mteval.metrics.match import exact_match
+from pytest_mteval.stats import Statistic, rate_statistic, ratio_statistic, sacre_statistic
+
+Row = dict[str, Any]
+
+#: Card metrics computed from sacrebleu sufficient statistics, and their family.
+SACRE_FAMILIES: Final = {"chrf_plus_plus": "chrf", "bleu": "bleu", "ter": "ter"}
+#: Card metrics where a lower value is better.
+LOWER_IS_BETTER: Final = frozenset({"ter", *scoring.LOWER_IS_BETTER})
+#: Every metric name a gate may name (besides "composite").
+GATEABLE: Final = frozenset(
+    {*SACRE_FAMILIES, *scoring.WEIGHTS[scoring.PROFILE_A], *scoring.WEIGHTS[scoring.PROFILE_B]}
+)
+#: A reference-harness report's own corpus chrF++ may differ from ours by rounding only.
+_ROUNDING: Final = 0.01
+
+
+@dataclass
+class Comparable:
+    """One run, ready to be compared with another."""
+
+    path: str
+    origin: str  # "run card" or "reference-harness report"
+    label: str
+    dataset_sha256: str | None
+    profile: str
+    metrics: dict[str, float | None]
+    composite: float | None
+    rows: dict[str, Row]
+    run_card_hash: str | None = None
+    reported_only: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def available(self) -> set[str]:
+        """The gateable metrics this run has a value for."""
+        return {name for name in GATEABLE if self.metrics.get(name) is not None}
+
+    def describe(self) -> str:
+        return f"{self.path} ({self.origin}, {self.label}, {len(self.rows)} entries)"
+
+
+def is_harness_report(raw: Mapping[str, Any]) -> bool:
+    return isinstance(raw.get("entries"), list) and isinstance(raw.get("overall"), dict)
+
+
+def from_card(card: Mapping[str, Any], path: str) -> Comparable:
+    """Our run card (verified or freshly built) as a Comparable."""
+    scores: Mapping[str, Any] = card.get("scores") or {}
+    profile = card_profile(card)
+    metrics = {name: _number(scores.get(name)) for name in GATEABLE}
+    recorded = _number(scores.get("composite"))
+    rows = {str(row["entry_id"]): dict(row) for row in card.get("results") or []}
+    return Comparable(
+        path=path,
+        origin="run card",
+        label=str(card.get("model_slug") or "?"),
+        dataset_sha256=(card.get("dataset") or {}).get("sha256"),
+        profile=profile,
+        metrics=metrics,
+        composite=recorded if recorded is not None else scoring.composite(metrics, profile),
+        rows=rows,
+        run_card_hash=card.get("run_card_hash") or None,
+    )
+
+
+def card_profile(card: Mapping[str, Any]) -> str:
+    """The card's scoring profile as recorded, else A when it measured FST acceptance."""
+    scores: Mapping[str, Any] = card.get("scores") or {}
+    recorded = scores.get("scoring_profile") or (card.get("scoring") or {}).get("profile")
+    if recorded in scoring.WEIGHTS:
+        return str(recorded)
+    return scoring.profile_for(scores.get("fst_acceptance_rate") is not None)
+
+
+def from_harness_report(report: Mapping[str, Any], path: str) -> Comparable:
+    """A reference-harness report, re-scored from its own predictions with our metric code."""
+    rows: dict[str, Row] = {}
+    for entry in report["entries"]:
+        row = harness_row(entry)
+        rows[row["entry_id"]] = row
+    ordered = list(rows.values())
+    corpus = sacre.corpus_scores([row_stats(r) for r in ordered]) if ordered else {}
+    exact = sum(1 for r in ordered if r["exact_match"])
+    metrics: dict[str, float | None] = dict.fromkeys(GATEABLE)
+    metrics.update(
+        chrf_plus_plus=corpus.get("chrf"),
+        bleu=corpus.get("bleu"),
+        ter=corpus.get("ter"),
+        exact_match_rate=exact / len(ordered) if ordered else None,
+    )
+    overall: Mapping[str, Any] = report.get("overall") or {}
+    notes: list[str] = []
+    theirs, ours = _number(overall.get("corpus_chrf")), metrics["chrf_plus_plus"]
+    if theirs is not None and ours is not None and abs(theirs - ours) > _ROUNDING:
+        notes.append(
+            f"{path}: the report's own corpus chrF++ {theirs:.2f} differs from ours "
+            f"{ours:.2f} re-scored from its predictions; ours is used"
+        )
+    config: Mapping[str, Any] = report.get("config") or {}
+    intervals: Mapping[str, Any] = overall.get("confidence_intervals") or {}
+    return Comparable(
+        path=path,
+        origin="reference-harness report",
+        label=str(config.get("model") or report.get("run_id") or "?"),
+        dataset_sha256=None,
+        profile=scoring.PROFILE_B,
+        metrics=metrics,
+        composite=scoring.composite(metrics, scoring.PROFILE_B),
+        rows=rows,
+        reported_only={
+            "composite_score": (intervals.get("composite_score") or {}).get("score"),
+            "plugin_metrics": overall.get("plugin_metrics") or {},
+        },
+        notes=notes,
+    )
+
+
+def harness_row(entry: Mapping[str, Any]) -> Row:
+    """One reference-harness entry in the shape of our records, scored by our code."""
+    error = entry.get("error") or None
+    predicted = entry.get("predicted")
+    if error is not None or not isinstance(predicted, str):
+        predicted = None
+    expected = str(entry.get("expected") or "")
+    row: Row = {
+        "entry_id": str(entry["id"]),
+        "source": str(entry.get("source") or ""),
+        "expected": expected,
+        "variants": [],
+        "predicted": predicted,
+        "error": None if error is None else str(error),
+        "exact_match": None,
+        "chrf_score": None,
+        "bleu_score": None,
+        "ter_score": None,
+        "fst_valid": None,
+        "fst_rejected_words": None,
+        "latency_s": entry.get("latency_s"),
+        "cost_usd": entry.get("cost_usd"),
+        "stats": None,
+    }
+    stats = row_stats(row)
+    if predicted is not None:
+        scores = sacre.sentence_scores(stats)
+        row.update(
+            exact_match=exact_match(predicted, expected),
+            chrf_score=scores["chrf"],
+            bleu_score=scores["bleu"],
+            ter_score=scores["ter"],
+        )
+    return row
+
+
+def row_stats(row: Row) -> dict[str, list[float]]:
+    """The row's sufficient statistics, computed (and kept) when the card did not carry them.
+
+    An errored entry counts as an empty translation, as in the run's own corpus scores.
+    """
+    stats = row.get("stats")
+    if not stats:
+        predicted = row.get("predicted")
+        if row.get("error") is not None or not isinstance(predicted, str):
+            predicted = ""
+        stats = sacre.segment_stats(predicted, str(row.get("expected") or ""))
+        row["stats"] = stats
+    return dict(stats)
+
+
+def entry_statistic(metric: str, rows: Sequence[Row]) -> Statistic | None:
+    """``metric`` over ``rows`` as a resamplable statistic; None when rows cannot give it."""
+    if not rows:
+        return None
+    family = SACRE_FAMILIES.get(metric)
+    if family is not None:
+        return sacre_statistic(family, [row_stats(r)[family] for r in rows])
+    if metric in ("exact_match_rate", "equivalent_match_rate"):
+        key = metric.removesuffix("_rate")
+        if all(key not in r for r in rows):
+            return None
+        # errored entries count as misses, as in the run's own rate
+        return rate_statistic([bool(r.get(key)) for r in rows])
+    if metric == "fst_acceptance_rate":
+        if all(r.get("fst_words") is None for r in rows):
+            return None
+        return ratio_statistic(
+            [float(r.get("fst_accepted_words") or 0) for r in rows],
+            [float(r.get("fst_words") or 0) for r in rows],
+        )
+    return None
+
+
+def constant_statistic(value: float, n_entries: int) -> Statistic:
+    """A metric held at ``value`` under resampling (one without per-entry statistics)."""
+    return ratio_statistic([value] * n_entries, [1.0] * n_entries)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
