@@ -6,6 +6,7 @@ is reproduced byte for byte. Replies are scripted per request, in arrival order:
 
     with ChatServer(latency_s=0.05) as server:
         server.script(Reply.error(429, retry_after="1"), Reply.error(429))  # then OK
+        server.responder = lambda body: Reply.error(500) if "dog" in str(body) else None
         ... client uses server.url ...
         assert server.max_in_flight <= 8
 
@@ -25,6 +26,9 @@ from http import HTTPStatus
 from typing import Any
 
 Translate = Callable[[list[dict[str, Any]]], str]
+#: Picks a reply from the request body (e.g. fail only the entry whose source is "dog");
+#: None falls through to the script, then to success.
+Responder = Callable[[Any], "Reply | None"]
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,7 @@ class ChatServer:
         self.translate = translate
         self.model_id = model_id
         self.usage_extra = usage_extra or {}
+        self.responder: Responder | None = None
         self.requests: list[Seen] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -148,7 +153,10 @@ class ChatServer:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    def _next_reply(self) -> Reply:
+    def _next_reply(self, body: Any) -> Reply:
+        chosen = self.responder(body) if self.responder is not None else None
+        if chosen is not None:
+            return chosen
         with self._lock:
             return self._script.popleft() if self._script else Reply()
 
@@ -187,7 +195,7 @@ class ChatServer:
             body = json.loads(raw)
         except ValueError:
             body = None
-        reply = self._next_reply()
+        reply = self._next_reply(body)
         with self._lock:
             self.requests.append(Seen(path, headers, raw, body, time.monotonic(), reply))
             self.in_flight += 1
