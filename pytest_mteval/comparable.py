@@ -155,6 +155,7 @@ def harness_row(entry: Mapping[str, Any]) -> Row:
         "chrf_score": None,
         "bleu_score": None,
         "ter_score": None,
+        "length_ratio": None,
         "fst_valid": None,
         "fst_rejected_words": None,
         "latency_s": entry.get("latency_s"),
@@ -169,6 +170,7 @@ def harness_row(entry: Mapping[str, Any]) -> Row:
             chrf_score=scores["chrf"],
             bleu_score=scores["bleu"],
             ter_score=scores["ter"],
+            length_ratio=len(predicted) / len(expected) if expected else None,
         )
     return row
 

@@ -1,0 +1,227 @@
+"""The on-disk translation cache: never pay twice for the same translation.
+
+Key. A result is stored under the METHOD'S FINGERPRINT (method id, a hash of the method
+folder's files, the RunConfig that can change an output, the harness version) and a hash of
+the SOURCE SIDE the method saw (the source text, plus context, domain, terms... but never the
+entry id). Keying by model alone serves one configuration's outputs to another
+(lm-evaluation-harness issues 2715, 4063); keying by entry id serves a stale output after the
+corpus text changes.
+
+Storage. One JSON file per key, ``<root>/<fingerprint>/<key[:2]>/<key>.json``, written to a
+temporary file in the same folder and moved into place with ``os.replace``, which is atomic:
+xdist workers writing at once never leave a torn file, two writers of one key both leave a
+valid file, and readers need no lock. Chosen over SQLite-with-WAL because WAL needs shared
+memory (it fails on network filesystems that CI runners mount), a writer holds a database-wide
+lock, and a folder of small files is what CI caches (actions/cache) save and restore well and
+what a person can inspect or prune (delete one fingerprint's folder). Only successful results
+are stored, with their original latency, usage and cost; a hit comes back marked
+``cached: True`` so the run card can count hits and still report what they cost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from pytest_mteval.corpus import Entry
+from pytest_mteval.methods.protocol import MethodResult, RunConfig
+from pytest_mteval.translate import method_view
+
+#: RunConfig fields that cannot change an output (scheduling, and where the folder lives:
+#: its content is hashed instead, so a checkout elsewhere hits the same cache).
+VOLATILE_CONFIG: Final = frozenset({"concurrency", "timeout_s", "method_dir"})
+#: Files and folders of a method folder that are not the method.
+_SKIPPED: Final = frozenset({"__pycache__", ".git", ".mteval", ".pytest_cache"})
+FORMAT: Final = 1
+
+Translate = Callable[[Sequence[Entry]], tuple[dict[str, MethodResult], list[str]]]
+
+
+def folder_hash(folder: Path) -> str:
+    """sha256 over the relative path and content of every file (bytecode and dotfiles aside)."""
+    digest = hashlib.sha256()
+    files = sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file()
+        and p.suffix != ".pyc"
+        and not any(
+            part in _SKIPPED or part.startswith(".") for part in p.relative_to(folder).parts
+        )
+    )
+    for path in files:
+        digest.update(path.relative_to(folder).as_posix().encode("utf-8") + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def fingerprint_components(
+    method_id: str,
+    method_dir: Path | None,
+    run_config: RunConfig | Mapping[str, Any],
+    harness_version: str,
+) -> dict[str, Any]:
+    """What a method's outputs depend on, as JSON.
+
+    A config value naming an existing file (a predictions file, a glossary, an FST) stands for
+    the file's content hash, not its path. A method registered by a plugin has no folder: its
+    code is identified by its id and the harness version only, so version the plugin.
+    """
+    raw = run_config.to_json() if isinstance(run_config, RunConfig) else dict(run_config)
+    config = {k: _content(v) for k, v in sorted(raw.items()) if k not in VOLATILE_CONFIG}
+    args = config.get("method_args")
+    if isinstance(args, Mapping):
+        config["method_args"] = {k: _content(v) for k, v in sorted(args.items())}
+    return {
+        "format": FORMAT,
+        "method_id": method_id,
+        "code_sha256": folder_hash(method_dir) if method_dir and method_dir.is_dir() else None,
+        "run_config": config,
+        "harness_version": harness_version,
+    }
+
+
+def method_fingerprint(
+    method_id: str,
+    method_dir: Path | None,
+    run_config: RunConfig | Mapping[str, Any],
+    harness_version: str,
+) -> str:
+    """sha256 of :func:`fingerprint_components` as canonical JSON."""
+    components = fingerprint_components(method_id, method_dir, run_config, harness_version)
+    return _sha256(_canonical(components))
+
+
+def source_key(source: str | Mapping[str, Any]) -> str:
+    """sha256 of the source side a method sees; a plain string is ``{"source": text}``.
+
+    The entry id is left out on purpose: the same text gets the same translation.
+    """
+    view = {"source": source} if isinstance(source, str) else dict(source)
+    view.pop("id", None)
+    return _sha256(_canonical(view))
+
+
+class TranslationCache:
+    """Results on disk under ``root`` (normally ``<rootdir>/.mteval/cache``)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path_for(self, fingerprint: str, source: str | Mapping[str, Any]) -> Path:
+        key = source_key(source)
+        return self.root / fingerprint / key[:2] / f"{key}.json"
+
+    def get(self, fingerprint: str, source: str | Mapping[str, Any]) -> MethodResult | None:
+        """The stored result marked ``cached``, or None (a missing or unreadable file is a miss)."""
+        path = self.path_for(fingerprint, source)
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(stored, dict) or stored.get("fingerprint") != fingerprint:
+            return None
+        result = stored.get("result")
+        if not isinstance(result, dict) or not isinstance(result.get("predicted"), str):
+            return None
+        result["cached"] = True
+        return result  # type: ignore[return-value]
+
+    def put(self, fingerprint: str, source: str | Mapping[str, Any], result: MethodResult) -> bool:
+        """Store a successful result atomically; errors are never stored. True when written."""
+        if result.get("error") or not isinstance(result.get("predicted"), str):
+            return False
+        kept = {k: v for k, v in result.items() if k not in ("id", "cached")}
+        payload = {"fingerprint": fingerprint, "key": source_key(source), "result": kept}
+        path = self.path_for(fingerprint, source)
+        self._ignore_in_git()
+        _atomic_write(path, json.dumps(payload, ensure_ascii=False, allow_nan=False))
+        return True
+
+    def describe(self, fingerprint: str, components: Mapping[str, Any]) -> None:
+        """Leave the fingerprint's components beside its results, for people."""
+        target = self.root / fingerprint / "fingerprint.json"
+        if not target.exists():
+            _atomic_write(target, json.dumps(components, ensure_ascii=False, indent=2))
+
+    def _ignore_in_git(self) -> None:
+        marker = self.root / ".gitignore"
+        if not marker.exists():
+            _atomic_write(marker, "# created by pytest-mteval: the cache is not versioned\n*\n")
+
+
+def translate_through(
+    cache: TranslationCache | None,
+    fingerprint: str,
+    entries: Sequence[Entry],
+    translate: Translate,
+) -> tuple[dict[str, MethodResult], list[str]]:
+    """Results for ``entries``: cached ones from disk, the others from ``translate`` (then
+    stored). With ``cache`` None this is ``translate(entries)``."""
+    if cache is None:
+        return translate(entries)
+    results: dict[str, MethodResult] = {}
+    missing: list[Entry] = []
+    for entry in entries:
+        found = cache.get(fingerprint, method_view(entry))
+        if found is None:
+            missing.append(entry)
+        else:
+            found["id"] = entry.id
+            results[entry.key] = found
+    warnings: list[str] = []
+    if missing:
+        fresh, warnings = translate(missing)
+        for entry in missing:
+            result = fresh.get(entry.key)
+            if result is not None:
+                cache.put(fingerprint, method_view(entry), result)
+                results[entry.key] = result
+    return results, warnings
+
+
+def cache_totals(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Cache hits of a run, and what those results cost when they were first made."""
+    hits = [r for r in records if r.get("cached")]
+    costs = [r.get("cost_usd") for r in hits]
+    return {
+        "cache_hits": len(hits),
+        "cached_cost_usd": sum(float(c) for c in costs if c is not None) if hits else 0.0,
+        "cached_latency_s": sum(float(r.get("latency_s") or 0.0) for r in hits),
+    }
+
+
+def _content(value: Any) -> Any:
+    if isinstance(value, str) and value and len(value) < 4096:
+        try:
+            path = Path(value)
+            if path.is_file():
+                return {"file_sha256": _sha256(path.read_bytes())}
+        except (OSError, ValueError):
+            pass
+    return value
+
+
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

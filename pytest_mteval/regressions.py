@@ -1,0 +1,165 @@
+"""Per-entry regressions, and the inspection card that makes a regressed entry easy to read.
+
+An entry item fails when it got clearly worse than in the baseline: chrF++ dropped by more
+than ``entry_max_drop`` points, it errors where it did not, or its output newly fails the FST.
+Entries without a baseline row (no baseline yet, or a new entry) are held to the absolute
+``entry_min_chrf`` floor when one is set. Sentence chrF++ on one entry is noisy, hence the
+generous default of 10 points: the session gate judges the run, this points at the entries.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+Row = Mapping[str, Any]
+
+DEFAULT_ENTRY_MAX_DROP: Final = 10.0
+
+#: (record key, label) of the per-entry metrics shown before -> after.
+SHOWN_METRICS: Final = (
+    ("chrf_score", "chrF++"),
+    ("bleu_score", "BLEU"),
+    ("ter_score", "TER"),
+    ("exact_match", "exact match"),
+    ("equivalent_match", "equivalent match"),
+    ("fst_valid", "FST valid"),
+    ("length_ratio", "length ratio"),
+)
+
+
+@dataclass(frozen=True)
+class EntryGateOptions:
+    entry_max_drop: float = DEFAULT_ENTRY_MAX_DROP
+    entry_min_chrf: float | None = None
+
+
+@dataclass(frozen=True)
+class EntryVerdict:
+    """Whether the entry fails, why (one line per reason), and its inspection card."""
+
+    failed: bool
+    reasons: tuple[str, ...]
+    card_text: str
+
+
+def entry_verdict(
+    baseline_row: Row | None, record: Row, options: EntryGateOptions = EntryGateOptions()
+) -> EntryVerdict:
+    """The verdict on one entry's record against its baseline row (None: no baseline)."""
+    reasons = regression_reasons(baseline_row, record, options)
+    if not reasons:
+        return EntryVerdict(False, (), "")
+    return EntryVerdict(True, tuple(reasons), inspection_card(baseline_row, record, reasons))
+
+
+def regression_reasons(
+    baseline_row: Row | None, record: Row, options: EntryGateOptions
+) -> list[str]:
+    now_chrf = record.get("chrf_score")
+    if baseline_row is None:
+        floor = options.entry_min_chrf
+        if floor is not None and now_chrf is not None and now_chrf < floor:
+            return [f"chrF++ {now_chrf:.2f} is below the floor of {floor:g}"]
+        return []
+    reasons: list[str] = []
+    if record.get("error") is not None and baseline_row.get("error") is None:
+        reasons.append(f"newly errors: {record['error']}")
+    before_chrf = baseline_row.get("chrf_score")
+    if before_chrf is not None and now_chrf is not None:
+        drop = before_chrf - now_chrf
+        if drop > options.entry_max_drop:
+            reasons.append(
+                f"chrF++ dropped {drop:.2f} points ({before_chrf:.2f} -> {now_chrf:.2f}), "
+                f"more than the allowed {options.entry_max_drop:g}"
+            )
+    if record.get("fst_valid") is False and baseline_row.get("fst_valid") is True:
+        rejected = ", ".join(record.get("fst_rejected_words") or []) or "?"
+        reasons.append(f"newly fails the FST (rejected: {rejected})")
+    return reasons
+
+
+def inspection_card(baseline_row: Row | None, record: Row, reasons: Sequence[str]) -> str:
+    """Everything needed to judge a regressed entry without opening a run card."""
+    before = baseline_row or {}
+    lines = [f"entry {record.get('entry_id')!s} regressed:"]
+    lines.extend(f"  - {reason}" for reason in reasons)
+    lines.extend(
+        [
+            f"source:     {record.get('source')}",
+            f"reference:  {record.get('expected')}",
+            f"baseline:   {_prediction(before) if baseline_row is not None else '(no baseline)'}",
+            f"now:        {_prediction(record)}",
+            "metrics:    baseline -> now",
+        ]
+    )
+    for key, label in SHOWN_METRICS:
+        if before.get(key) is None and record.get(key) is None:
+            continue
+        old, new = before.get(key), record.get(key)
+        change = _change(old, new)
+        lines.append(f"  {label:<16}{_value(old)} -> {_value(new)}{change}")
+    rejected_now = record.get("fst_rejected_words")
+    rejected_before = before.get("fst_rejected_words")
+    if rejected_now or rejected_before:
+        lines.append(
+            f"FST-rejected words: now {_words(rejected_now)}; baseline {_words(rejected_before)}"
+        )
+    if baseline_row is not None:
+        old, new = before.get("predicted"), record.get("predicted")
+        if isinstance(old, str) and isinstance(new, str):
+            lines.append("diff baseline -> now, by character ([-removed-] {+added+}):")
+            lines.append("  " + char_diff(old, new))
+    return "\n".join(lines)
+
+
+def char_diff(old: str, new: str) -> str:
+    """``old`` turned into ``new``, inline: kept text as is, ``[-removed-]``, ``{+added+}``."""
+    if old == new:
+        return old + "  (identical)"
+    parts: list[str] = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            parts.append(old[i1:i2])
+            continue
+        if i2 > i1:
+            parts.append(f"[-{old[i1:i2]}-]")
+        if j2 > j1:
+            parts.append(f"{{+{new[j1:j2]}+}}")
+    return "".join(parts)
+
+
+def _prediction(row: Row) -> str:
+    if row.get("error") is not None:
+        return f"(error: {row['error']})"
+    predicted = row.get("predicted")
+    if predicted is None:
+        return "(none)"
+    # one line per field: a multi-line output is shown with its line breaks escaped
+    return str(predicted).replace("\n", "\\n")
+
+
+def _value(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return str(value)
+
+
+def _change(old: Any, new: Any) -> str:
+    numbers = (int, float)
+    if isinstance(old, bool) or isinstance(new, bool):
+        return ""
+    if isinstance(old, numbers) and isinstance(new, numbers):
+        return f" ({new - old:+.2f})"
+    return ""
+
+
+def _words(words: Any) -> str:
+    return ", ".join(str(w) for w in words) if words else "-"
