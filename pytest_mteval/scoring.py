@@ -132,8 +132,11 @@ def quality_tier(composite: float | None) -> str:
         return UNSCORED
     if not math.isfinite(composite) or not 0.0 <= composite <= 1.0:
         raise ValueError(f"composite must be a number in [0, 1], got {composite!r}")
+    # Rounded so that float noise (every metric at 0.85 sums to 0.8499999999999996) cannot
+    # drop a run below a boundary it reaches exactly.
+    value = round(composite, 9)
     for threshold, name in TIERS:
-        if composite >= threshold:
+        if value >= threshold:
             return name
     raise AssertionError("unreachable: the lowest tier starts at 0")  # pragma: no cover
 

@@ -160,6 +160,22 @@ def test_tier_boundaries(value, tier):
     assert scoring.quality_tier(value) == tier
 
 
+@pytest.mark.parametrize("profile", ["A", "B"])
+@pytest.mark.parametrize(
+    ("value", "tier"), [(0.85, "fluent"), (0.70, "deployable"), (0.30, "emerging")]
+)
+def test_every_metric_exactly_at_a_boundary_reaches_that_tier(profile, value, tier):
+    metrics = {}
+    for name in scoring.WEIGHTS[profile]:
+        if name in scoring.LOWER_IS_BETTER:
+            metrics[name] = 1.0 - value
+        elif name in scoring.PERCENT_SCALE:
+            metrics[name] = 100.0 * value
+        else:
+            metrics[name] = value
+    assert scoring.quality_tier(scoring.composite(metrics, profile)) == tier
+
+
 @pytest.mark.parametrize("bad", [math.nan, -0.01, 1.01])
 def test_tier_of_an_impossible_composite_is_an_error(bad):
     with pytest.raises(ValueError, match="composite"):
