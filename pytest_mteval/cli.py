@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_mteval import runcard
+from pytest_mteval.compare_cli import add_compare_command
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -37,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     schema = commands.add_parser("schema", help="print a JSON Schema")
     schema.add_argument("which", choices=["run-card"])
     schema.set_defaults(run=_schema)
+    add_compare_command(commands)
     return parser
 
 

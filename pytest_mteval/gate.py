@@ -103,6 +103,8 @@ class GateVerdict:
     baseline: str | None = None
     common_entries: int = 0
     shared_metrics: list[str] = field(default_factory=list)
+    #: Every metric measured, gated or only reported (``mteval compare`` shows them all).
+    measures: dict[str, Measure] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The gate's inputs and verdict, for the run card."""
@@ -129,8 +131,13 @@ def evaluate_gate(
 
 
 def evaluate_runs(
-    baseline: Comparable | None, current: Comparable, options: GateOptions
+    baseline: Comparable | None,
+    current: Comparable,
+    options: GateOptions,
+    also_measure: Sequence[str] = (),
 ) -> GateVerdict:
+    """The verdict of ``current`` against ``baseline``; ``also_measure`` names metrics to
+    measure without gating them."""
     rows: list[MetricVerdict] = []
     notes: list[str] = []
     if options.fail_under is not None:
@@ -144,7 +151,7 @@ def evaluate_runs(
         gates.setdefault(COMPOSITE, options.max_drop)
     test = options.significance > 0
     measures = measure(
-        baseline, current, pairing, list(gates), test=test, n_bootstrap=options.n_bootstrap,
+        baseline, current, pairing, [*dict.fromkeys([*gates, *also_measure])], test=test, n_bootstrap=options.n_bootstrap,
         seed=options.seed, confidence=options.confidence,
     )  # fmt: skip
     for metric, max_drop in gates.items():
@@ -158,6 +165,7 @@ def evaluate_runs(
         baseline.describe(),
         len(pairing.common),
         pairing.shared,
+        measures,
     )
 
 

@@ -1,0 +1,94 @@
+"""``mteval compare A.json B.json``: exit 0 when B is no significant regression of A, 1 when
+it is, 2 when the runs cannot be compared (unreadable, edited, or made on other data)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from pytest_mteval.baseline import BaselineError, dataset_difference, read_run, run_texts
+from pytest_mteval.compare import DEFAULT_TOP, compare_runs, markdown, text_lines
+from pytest_mteval.gate import (
+    DEFAULT_SIGNIFICANCE,
+    GateOptionError,
+    GateOptions,
+    parse_metric_gate,
+)
+from pytest_mteval.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+UNUSABLE = 2
+
+
+def add_compare_command(commands: Any) -> None:
+    """Register ``compare`` on the ``mteval`` subcommand parser."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "compare",
+        help="compare two run cards (or reference-harness reports): B against baseline A",
+        description=__doc__,
+    )
+    parser.add_argument("a", help="baseline run card or *_report.json")
+    parser.add_argument("b", help="new run card or *_report.json")
+    parser.add_argument("--format", choices=["text", "markdown"], default="text")
+    parser.add_argument(
+        "--max-drop",
+        type=float,
+        default=0.0,
+        help="largest allowed drop of the composite (0-1; default 0: any significant drop)",
+    )
+    parser.add_argument("--fail-under", type=float, default=None, help="floor of B's composite")
+    parser.add_argument(
+        "--gate",
+        action="append",
+        default=[],
+        metavar="METRIC:MAX_DROP",
+        help="per-metric gate in the metric's units, e.g. chrf_plus_plus:1.0 (repeatable)",
+    )
+    parser.add_argument(
+        "--significance",
+        type=float,
+        default=DEFAULT_SIGNIFICANCE,
+        help="a drop fails only when the paired bootstrap p-value is below this; 0 disables",
+    )
+    parser.add_argument("--bootstrap", type=int, default=DEFAULT_RESAMPLES, help="resamples")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--top", type=int, default=DEFAULT_TOP, help="entries listed per side")
+    parser.add_argument(
+        "--allow-dataset-change",
+        action="store_true",
+        help="compare over the entries whose source and reference are unchanged",
+    )
+    parser.set_defaults(run=run_compare)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    try:
+        options = GateOptions(
+            max_drop=args.max_drop,
+            fail_under=args.fail_under,
+            metric_gates=dict(parse_metric_gate(g) for g in args.gate),
+            significance=args.significance,
+            n_bootstrap=args.bootstrap,
+            seed=args.seed,
+        )
+        a, b = read_run(Path(args.a)), read_run(Path(args.b))
+    except (GateOptionError, BaselineError) as exc:
+        print(f"mteval compare: {exc}")
+        return UNUSABLE
+    problem = dataset_difference(a, b.dataset_sha256, run_texts(b), what=f"{args.b}")
+    if problem is not None and not args.allow_dataset_change:
+        print(
+            f"mteval compare: {args.a} and {args.b} were not made on the same dataset: "
+            f"{problem}. Pass --allow-dataset-change to compare the unchanged entries."
+        )
+        return UNUSABLE
+    try:
+        comparison = compare_runs(a, b, options, top=max(0, args.top))
+    except Exception as exc:  # a comparison ends in a message, never in a traceback
+        print(f"mteval compare: cannot compare: {type(exc).__name__}: {exc}")
+        return UNUSABLE
+    if args.format == "markdown":
+        print(markdown(comparison), end="")
+    else:
+        print("\n".join(text_lines(comparison)))
+    return 0 if comparison.verdict.passed else 1
