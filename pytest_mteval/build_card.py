@@ -12,6 +12,7 @@ from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import DescribesPrompt
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.base import Record
+from pytest_mteval.runcard import ResultRow, Scores
 from pytest_mteval.state import RunState
 
 #: Record keys that are internal plumbing, not part of a result row.
@@ -28,7 +29,8 @@ def build_card(
 ) -> dict[str, Any]:
     settings, corpus, config = state.settings, state.corpus, state.run_config
     prompt = _system_prompt(state)
-    scores: dict[str, Any] = {**quality_scores(records), **speed_scores(records, elapsed_s)}
+    scores: dict[str, Any] = dict.fromkeys(Scores.model_fields)  # null where not measured
+    scores.update(quality_scores(records), **speed_scores(records, elapsed_s))
     for metric in state.builtin_metrics:
         scores.update(metric.aggregate(records))
     scores["plugin_metrics"] = {m.name: m.aggregate(records) for m in state.plugin_metrics}
@@ -86,7 +88,9 @@ def build_card(
 
 
 def _row(record: Record) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if k not in _INTERNAL}
+    row: dict[str, Any] = dict.fromkeys(ResultRow.model_fields)
+    row.update((k, v) for k, v in record.items() if k not in _INTERNAL)
+    return row
 
 
 def _system_prompt(state: RunState) -> str:

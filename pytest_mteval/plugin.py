@@ -165,7 +165,10 @@ class ActiveRun:
     ) -> pytest.Collector | None:
         if file_path.resolve() != self.state.corpus.path:
             return None
-        node = CorpusFile.from_parent(parent, path=file_path)
+        rootpath = self.config.rootpath
+        # Outside the rootdir pytest would give the file an empty node id; name it instead.
+        nodeid = None if file_path.is_relative_to(rootpath) else file_path.name
+        node = CorpusFile.from_parent(parent, path=file_path, nodeid=nodeid)
         node.state = self.state
         return node
 

@@ -36,6 +36,10 @@ def method_view(entry: Entry) -> MethodEntry:
     return view  # type: ignore[return-value]
 
 
+#: How long past its timeout a method gets to honour cancellation before its loop is abandoned.
+_GRACE_S = 1.0
+
+
 class MethodRunner:
     """An event loop in a daemon thread, replaced when a method wedges it."""
 
@@ -46,7 +50,7 @@ class MethodRunner:
         loop = self._ensure_loop()
         future = asyncio.run_coroutine_threadsafe(asyncio.wait_for(coro, timeout_s), loop)
         try:
-            return future.result(timeout_s + 5.0)
+            return future.result(timeout_s + _GRACE_S)
         except FutureTimeout:
             future.cancel()
             self._loop = None  # the loop is blocked by the method: abandon its thread

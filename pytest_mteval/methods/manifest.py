@@ -13,6 +13,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from pytest_mteval.languages import canonical
+
 MethodClass = Literal["raw-llm", "coached-llm", "pipeline", "custom-plugin", "api", "human"]
 DependencyClass = Literal["S", "O", "A1", "A2", "X"]
 DEPENDENCY_ORDER: tuple[DependencyClass, ...] = ("S", "O", "A1", "A2", "X")
@@ -60,6 +62,10 @@ class Dependency(BaseModel):
         return "A2"
 
 
+def _covers(declared: str, actual: str) -> bool:
+    return declared.strip() == "*" or canonical(declared) == canonical(actual)
+
+
 def derive_dependency_class(dependencies: list[Dependency]) -> DependencyClass:
     """The most restrictive class among the dependencies; S for none."""
     classes = [d.contributes() for d in dependencies] or ["S"]
@@ -93,8 +99,8 @@ class MethodManifest(BaseModel):
     def supports(self, source: str, target: str) -> bool:
         """Whether 'src>tgt' (or a '*' wildcard on either side) covers the corpus pair."""
         for pair in self.supported_pairs:
-            src, _, tgt = pair.lower().partition(">")
-            if pair == "*" or (src in ("*", source.lower()) and tgt in ("*", target.lower())):
+            src, _, tgt = pair.partition(">")
+            if pair == "*" or (_covers(src, source) and _covers(tgt, target)):
                 return True
         return False
 

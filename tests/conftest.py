@@ -1,0 +1,53 @@
+"""Shared paths and small builders for the test suite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CORPORA = REPO / "corpora"
+METHODS = REPO / "methods"
+DATA = REPO / "tests" / "data"
+
+#: Three real sentence pairs (FLORES-200 devtest lines 1-3, eng->fra, CC-BY-SA-4.0).
+FLORES_HEAD = CORPORA / "eng-fra-flores-devtest.json"
+
+
+def envelope(entries: list[dict[str, Any]], **dataset: Any) -> dict[str, Any]:
+    """A corpus in the spec's envelope around the given entries."""
+    return {
+        "dataset": {
+            "id": "test-corpus",
+            "version": "1.0",
+            "language_pair": "ENG→FRA",
+            "source_language": "eng",
+            "target_language": "fra",
+            "created": "2026-11-30",
+            "license": "CC-BY-SA-4.0",
+            "provenance": ["corpus"],
+            **dataset,
+        },
+        "entries": entries,
+    }
+
+
+def flores_entries(count: int) -> list[dict[str, Any]]:
+    """The first ``count`` real entries of the shipped FLORES eng->fra corpus."""
+    data = json.loads(FLORES_HEAD.read_text(encoding="utf-8"))
+    return list(data["entries"][:count])
+
+
+@pytest.fixture
+def small_corpus(tmp_path: Path) -> Path:
+    """Six real FLORES entries with varied metadata, written to a file."""
+    entries = flores_entries(6)
+    for i, entry in enumerate(entries):
+        entry["difficulty"] = 1 + i % 3
+        entry["domain"] = ["news", "edu"][i % 2]
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(envelope(entries), ensure_ascii=False), encoding="utf-8")
+    return path

@@ -1,0 +1,58 @@
+"""Method folders written into a test's directory: probes that record what they receive."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+MANIFEST = {
+    "name": "probe",
+    "method_id": "probe",
+    "class": "custom-plugin",
+    "entry_point": "probe:Probe",
+    "supported_pairs": ["*"],
+    "dependency_class": "S",
+    "dependencies": [],
+}
+
+#: A method that logs every call (pid, ids, full entries) to calls.jsonl next to itself and
+#: answers with the source upper-cased, or misbehaves as its method args ask.
+PROBE = '''
+import asyncio, json, os, time
+from pathlib import Path
+
+LOG = Path(__file__).with_name("calls.jsonl")
+
+class Probe:
+    async def translate(self, entries, config):
+        with LOG.open("a", encoding="utf-8") as log:
+            log.write(json.dumps({"pid": os.getpid(), "entries": entries}) + "\\n")
+        mode = config.method_args.get("mode", "upper")
+        if mode == "raise":
+            raise RuntimeError("backend exploded")
+        if mode == "sleep":
+            await asyncio.sleep(60)
+        if mode == "block":
+            time.sleep(4)
+        out = [{"id": e["id"], "predicted": e["source"].upper(), "latency_s": 0.01} for e in entries]
+        if mode == "mangle":
+            out[0]["predicted"] = 42
+            out[1]["id"] = "not-in-batch"
+            out.append(dict(out[2]))
+        return out
+'''
+
+
+def write_probe(directory: Path, source: str = PROBE) -> Path:
+    folder = directory / "probe"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "method.json").write_text(json.dumps(MANIFEST), encoding="utf-8")
+    (folder / "probe.py").write_text(source, encoding="utf-8")
+    return folder
+
+
+def calls(folder: Path) -> list[dict]:
+    log = folder / "calls.jsonl"
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]

@@ -1,0 +1,75 @@
+"""Whatever a method does, every entry ends scored or as an error, and the session goes on."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import envelope, flores_entries
+from methods_for_tests import write_probe
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    path = tmp_path / "six.json"
+    path.write_text(json.dumps(envelope(flores_entries(6))), encoding="utf-8")
+    return path
+
+
+def evaluate(pytester, corpus, mode, *extra):
+    probe = write_probe(pytester.path)
+    card = pytester.path / "card.json"
+    result = pytester.runpytest(
+        f"--mteval-corpus={corpus}",
+        f"--mteval-method={probe}",
+        f"--mteval-method-arg=mode={mode}",
+        "--mteval-batch-size=3",
+        f"--mteval-run-card={card}",
+        *extra,
+    )
+    return result, json.loads(card.read_text(encoding="utf-8"))
+
+
+def errors_by_id(card):
+    return {row["entry_id"]: row["error"] for row in card["results"]}
+
+
+def test_malformed_results_become_errors_on_their_entries(pytester, corpus):
+    result, card = evaluate(pytester, corpus, "mangle")
+    errors = errors_by_id(card)
+    # batch 1 (ids 1-3) and batch 2 (ids 4-6) are mangled the same way
+    for first, second, third in ((1, 2, 3), (4, 5, 6)):
+        assert "non-string 'predicted' (int)" in errors[str(first)]
+        assert f"no result for entry id '{second}'" in errors[str(second)]
+        assert f"2 results for entry id '{third}'" in errors[str(third)]
+    assert any("not-in-batch" in w for w in card["warnings"])
+    result.assert_outcomes(failed=6)
+    assert card["scores"]["errors"] == 6
+
+
+def test_exception_in_method_fails_its_batch_only_and_is_reported(pytester, corpus):
+    result, card = evaluate(pytester, corpus, "raise")
+    assert set(errors_by_id(card).values()) == {"method raised RuntimeError: backend exploded"}
+    result.assert_outcomes(failed=6)
+    result.stdout.fnmatch_lines(["*translation failed for entry '1'*", "*backend exploded*"])
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_async_hang_times_out_as_errors(pytester, corpus):
+    result, card = evaluate(pytester, corpus, "sleep", "--mteval-timeout=0.3")
+    assert all("timeout" in e for e in errors_by_id(card).values())
+    result.assert_outcomes(failed=6)
+
+
+def test_method_blocking_the_event_loop_is_abandoned(pytester, corpus):
+    result, card = evaluate(pytester, corpus, "block", "--mteval-timeout=0.2")
+    assert all("did not return within 0.2s" in e for e in errors_by_id(card).values())
+    assert card["scores"]["total"] == 6
+
+
+def test_errors_count_as_empty_translations_in_corpus_scores(pytester, corpus):
+    _, card = evaluate(pytester, corpus, "raise")
+    assert card["scores"]["chrf_plus_plus"] == 0.0
+    assert card["scores"]["exact_match_rate"] == 0.0
