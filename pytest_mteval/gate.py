@@ -146,9 +146,10 @@ def evaluate_runs(
         notes.append("no baseline: nothing to compare with, only absolute limits apply")
         return GateVerdict(all(r.passed for r in rows), rows, notes, options)
     pairing = pair(baseline, current)
-    gates: dict[str, float] = dict(options.metric_gates)
+    gates: dict[str, float] = {}
     if options.max_drop is not None:
-        gates.setdefault(COMPOSITE, options.max_drop)
+        gates[COMPOSITE] = options.max_drop
+    gates.update(options.metric_gates)  # "composite:X" there overrides max_drop
     test = options.significance > 0
     measures = measure(
         baseline, current, pairing, [*dict.fromkeys([*gates, *also_measure])], test=test, n_bootstrap=options.n_bootstrap,

@@ -1,0 +1,282 @@
+"""The session gate on real outputs: claude-haiku-4.5 replayed against a gpt-5.5 baseline on
+the same eng-sna corpus regresses; a run against itself does not."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import re
+import subprocess
+import sys
+
+import pytest
+from replayed_runs import DEEPSEEK, GEMINI_SME, GPT55, HAIKU, card_dict, replay_card, report
+
+from pytest_mteval.baseline import read_run
+from pytest_mteval.gate import (
+    GateOptionError,
+    GateOptions,
+    evaluate_gate,
+    evaluate_runs,
+    gate_lines,
+    parse_metric_gate,
+)
+
+
+def _row(verdict, metric):
+    (row,) = [r for r in verdict.rows if r.metric == metric]
+    return row
+
+
+def test_haiku_replayed_against_a_gpt55_baseline_fails_the_gate():
+    verdict = evaluate_gate(
+        read_run(replay_card(GPT55)), card_dict(replay_card(HAIKU)), GateOptions()
+    )
+    assert not verdict.passed
+    composite = _row(verdict, "composite")
+    assert not composite.passed
+    assert composite.delta is not None
+    assert composite.delta < 0
+    assert composite.ci_upper is not None
+    assert composite.ci_upper < 0
+    assert composite.p_value is not None
+    assert composite.p_value < 0.05
+    assert verdict.common_entries == 47
+
+
+def test_a_run_gated_against_itself_passes():
+    path = replay_card(HAIKU)
+    verdict = evaluate_gate(read_run(path), card_dict(path), GateOptions(metric_gates={"ter": 0}))
+    assert verdict.passed
+    for row in verdict.rows:
+        assert row.delta == 0
+        assert row.p_value == 1.0
+
+
+def test_a_harness_report_works_as_the_baseline_of_our_card():
+    verdict = evaluate_gate(read_run(GPT55), card_dict(replay_card(HAIKU)), GateOptions())
+    assert not verdict.passed
+    same = evaluate_gate(read_run(HAIKU), card_dict(replay_card(HAIKU)), GateOptions())
+    assert same.passed
+
+
+def _sacrebleu_paired(tmp_path, refs, base, cand):
+    files = []
+    for name, lines in (("ref", refs), ("base", base), ("cand", cand)):
+        path = tmp_path / f"{name}.txt"
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        files.append(str(path))
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sacrebleu",
+            files[0],
+            "-i",
+            files[1],
+            files[2],
+            "-m",
+            "chrf",
+            "--chrf-word-order",
+            "2",
+            "--paired-bs",
+            "-w",
+            "4",
+            "-f",
+            "text",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"SACREBLEU_SEED": "12345", "PATH": ""},
+    ).stdout
+    scores = [float(s) for s in re.findall(r"│\s+(\d+\.\d+) \(", out)]
+    (p_value,) = [float(p) for p in re.findall(r"\(p = ([0-9.]+)\)", out)]
+    return scores, p_value
+
+
+def test_entries_are_paired_by_id_whatever_their_order(tmp_path):
+    """The gate's chrF++ values and p-value equal sacrebleu --paired-bs on files aligned by
+    entry id, even when the baseline lists its entries in another order."""
+    shuffled = report(GPT55)
+    random.Random(7).shuffle(shuffled["entries"])
+    path = tmp_path / "shuffled_report.json"
+    path.write_text(json.dumps(shuffled), encoding="utf-8")
+    options = GateOptions(metric_gates={"chrf_plus_plus": 0.0})
+    verdict = evaluate_runs(read_run(path), read_run(HAIKU), options)
+    row = _row(verdict, "chrf_plus_plus")
+    gpt = {e["id"]: e for e in report(GPT55)["entries"]}
+    haiku = report(HAIKU)["entries"]
+    (base, cand), p_value = _sacrebleu_paired(
+        tmp_path,
+        [gpt[e["id"]]["expected"] for e in haiku],
+        [gpt[e["id"]]["predicted"] for e in haiku],
+        [e["predicted"] for e in haiku],
+    )
+    assert row.baseline == pytest.approx(base, abs=5e-5)
+    assert row.now == pytest.approx(cand, abs=5e-5)
+    assert row.p_value == pytest.approx(p_value, abs=1e-4)
+
+
+def test_a_drop_that_is_not_significant_passes_unless_the_test_is_disabled():
+    """deepseek's exact-match rate is below gpt-5.5's, but not significantly."""
+    tested = evaluate_runs(
+        read_run(GPT55), read_run(DEEPSEEK), GateOptions(metric_gates={"exact_match_rate": 0})
+    )
+    exact = _row(tested, "exact_match_rate")
+    assert exact.delta is not None
+    assert exact.delta < 0
+    assert exact.p_value is not None
+    assert exact.p_value >= 0.05
+    assert exact.passed
+    assert "not significant" in exact.verdict
+    untested = evaluate_runs(
+        read_run(GPT55),
+        read_run(DEEPSEEK),
+        GateOptions(metric_gates={"exact_match_rate": 0}, significance=0),
+    )
+    exact = _row(untested, "exact_match_rate")
+    assert not exact.passed
+    assert exact.p_value is None
+    assert exact.ci_lower is None
+
+
+def test_a_drop_within_the_allowed_maximum_passes():
+    verdict = evaluate_runs(read_run(GPT55), read_run(HAIKU), GateOptions(max_drop=0.25))
+    assert verdict.passed
+    assert "within the allowed drop" in _row(verdict, "composite").verdict
+
+
+def test_ter_is_gated_as_lower_is_better():
+    verdict = evaluate_runs(
+        read_run(GPT55), read_run(HAIKU), GateOptions(max_drop=None, metric_gates={"ter": 1.0})
+    )
+    ter = _row(verdict, "ter")
+    assert ter.delta is not None
+    assert ter.delta > 0
+    assert not ter.passed
+    reverse = evaluate_runs(
+        read_run(HAIKU), read_run(GPT55), GateOptions(max_drop=None, metric_gates={"ter": 1.0})
+    )
+    assert reverse.passed
+
+
+def test_composites_are_recomputed_over_the_metrics_both_runs_measured():
+    """This run also measured FST acceptance (profile A); the report did not. Both composites
+    use profile A over chrF++ and exact match only, and the verdict says so."""
+    base = read_run(GPT55)
+    now = copy.deepcopy(read_run(HAIKU))
+    now.profile = "A"
+    now.metrics["fst_acceptance_rate"] = 0.99
+    verdict = evaluate_runs(base, now, GateOptions())
+    composite = _row(verdict, "composite")
+    # profile A: chrF++ 0.15, exact match 0.05
+    expected_before = (
+        0.15 * base.metrics["chrf_plus_plus"] / 100 + 0.05 * base.metrics["exact_match_rate"]
+    ) / 0.20
+    expected_now = (
+        0.15 * now.metrics["chrf_plus_plus"] / 100 + 0.05 * now.metrics["exact_match_rate"]
+    ) / 0.20
+    assert composite.baseline == pytest.approx(expected_before)
+    assert composite.now == pytest.approx(expected_now)
+    notes = " ".join(verdict.notes)
+    assert "composites recomputed over the metrics both runs measured" in notes
+    assert "only this run has fst_acceptance_rate" in notes
+    assert "profile" in notes
+
+
+def test_a_gated_metric_one_run_lacks_fails_with_a_reason():
+    verdict = evaluate_runs(
+        read_run(GPT55), read_run(HAIKU), GateOptions(metric_gates={"fst_acceptance_rate": 0.1})
+    )
+    row = _row(verdict, "fst_acceptance_rate")
+    assert not row.passed
+    assert "cannot compare" in row.verdict
+
+
+def test_entries_whose_reference_changed_are_left_out():
+    base = copy.deepcopy(read_run(GPT55))
+    first = next(iter(base.rows))
+    base.rows[first]["expected"] = "changed"
+    verdict = evaluate_runs(base, read_run(GPT55), GateOptions())
+    assert verdict.common_entries == 46
+    assert any("1 entries whose source or reference changed" in n for n in verdict.notes)
+
+
+def test_runs_with_nothing_in_common_fail_with_a_reason():
+    verdict = evaluate_runs(read_run(GEMINI_SME), read_run(GPT55), GateOptions())
+    assert not verdict.passed
+    assert "no entry in common" in _row(verdict, "composite").verdict
+
+
+def test_fail_under_needs_no_baseline():
+    card = card_dict(replay_card(GPT55))  # composite 0.5987 (chrF++ 70.20, exact 0.3404)
+    low = evaluate_gate(None, card, GateOptions(fail_under=0.5))
+    assert low.passed
+    high = evaluate_gate(None, card, GateOptions(fail_under=0.7))
+    assert not high.passed
+    assert "< 0.7" in high.rows[0].verdict
+    nothing = evaluate_gate(None, card, GateOptions())
+    assert nothing.passed
+    assert nothing.rows == []
+    assert any("no baseline" in n for n in nothing.notes)
+
+
+def test_the_gate_ends_in_a_verdict_never_a_traceback():
+    broken = {"scores": {}, "results": [{"no": "entry id"}]}
+    verdict = evaluate_gate(read_run(GPT55), broken, GateOptions())
+    assert not verdict.passed
+    assert "could not be evaluated" in verdict.notes[0]
+    assert "FAILED" in gate_lines(verdict)[-1]
+
+
+def test_gate_lines_show_each_gated_metric():
+    options = GateOptions(metric_gates={"chrf_plus_plus": 1.0}, fail_under=0.3)
+    verdict = evaluate_gate(read_run(GPT55), card_dict(replay_card(HAIKU)), options)
+    lines = gate_lines(verdict)
+    text = "\n".join(lines)
+    assert lines[0].startswith("baseline")
+    assert "95% CI" in text
+    for metric in ("composite", "chrf_plus_plus", "composite (this run)"):
+        assert any(line.startswith(metric + " ") for line in lines), metric
+    assert "70.20" in text
+    assert "49.82" in text
+    assert lines[-1] == "gate      FAILED: composite, chrf_plus_plus"
+    recorded = verdict.to_json()
+    assert recorded["options"]["metric_gates"] == {"chrf_plus_plus": 1.0}
+    assert [m["metric"] for m in recorded["metrics"]] == [
+        "composite (this run)",
+        "composite",
+        "chrf_plus_plus",
+    ]
+    json.dumps(recorded, allow_nan=False)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("chrf_plus_plus:1.0", ("chrf_plus_plus", 1.0)), ("composite:0.02", ("composite", 0.02))],
+)
+def test_metric_gates_parse(text, expected):
+    assert parse_metric_gate(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("chrf_plus_plus", "METRIC:MAX_DROP"),
+        ("chrf_plus_plus:lots", "METRIC:MAX_DROP"),
+        (":1", "METRIC:MAX_DROP"),
+        ("chrf:1", "unknown metric 'chrf'"),
+        ("bleu:-1", ">= 0"),
+        ("bleu:inf", ">= 0"),
+    ],
+)
+def test_bad_metric_gates_are_refused_with_a_message(text, message):
+    with pytest.raises(GateOptionError, match=re.escape(message)):
+        parse_metric_gate(text)
+
+
+def test_significance_outside_0_1_is_refused():
+    with pytest.raises(GateOptionError, match="significance"):
+        GateOptions(significance=1.5)
