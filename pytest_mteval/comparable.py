@@ -14,7 +14,7 @@ and are kept as ``reported_only``, never compared.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -33,6 +33,12 @@ LOWER_IS_BETTER: Final = frozenset({"ter", *scoring.LOWER_IS_BETTER})
 GATEABLE: Final = frozenset(
     {*SACRE_FAMILIES, *scoring.WEIGHTS[scoring.PROFILE_A], *scoring.WEIGHTS[scoring.PROFILE_B]}
 )
+#: The sacrebleu metric of each family, configured as in ``metrics/sacre.py``.
+_SACRE_METRICS: Final[dict[str, Callable[[], Any]]] = {
+    "chrf": sacre.chrf_pp,
+    "bleu": sacre.bleu_corpus,
+    "ter": sacre.ter,
+}
 #: A reference-harness report's own corpus chrF++ may differ from ours by rounding only.
 _ROUNDING: Final = 0.01
 
@@ -65,13 +71,23 @@ def is_harness_report(raw: Mapping[str, Any]) -> bool:
     return isinstance(raw.get("entries"), list) and isinstance(raw.get("overall"), dict)
 
 
-def from_card(card: Mapping[str, Any], path: str) -> Comparable:
-    """Our run card (verified or freshly built) as a Comparable."""
+def from_card(
+    card: Mapping[str, Any], path: str, records: Sequence[Mapping[str, Any]] = ()
+) -> Comparable:
+    """Our run card (verified or freshly built) as a Comparable.
+
+    ``records`` (the run's per-entry records, which carry sufficient statistics) spare
+    recomputing the statistics of a card whose rows do not carry them.
+    """
     scores: Mapping[str, Any] = card.get("scores") or {}
     profile = card_profile(card)
     metrics = {name: _number(scores.get(name)) for name in GATEABLE}
     recorded = _number(scores.get("composite"))
     rows = {str(row["entry_id"]): dict(row) for row in card.get("results") or []}
+    for record in records:
+        row = rows.get(str(record.get("entry_id")))
+        if row is not None and record.get("stats") and not row.get("stats"):
+            row["stats"] = record["stats"]
     return Comparable(
         path=path,
         origin="run card",
@@ -176,18 +192,28 @@ def harness_row(entry: Mapping[str, Any]) -> Row:
 
 
 def row_stats(row: Row) -> dict[str, list[float]]:
-    """The row's sufficient statistics, computed (and kept) when the card did not carry them.
+    """Every family's sufficient statistics of the row (see :func:`family_stats`)."""
+    return {family: family_stats(row, family) for family in sacre.FAMILIES}
 
-    An errored entry counts as an empty translation, as in the run's own corpus scores.
+
+def family_stats(row: Row, family: str) -> list[float]:
+    """One family's statistics: the card's (or record's) own when it carries them, else
+    computed from prediction and reference and kept on the row.
+
+    Only the family asked for is computed: TER statistics cost twice chrF++ and BLEU together,
+    and a composite needs chrF++ alone. An errored entry counts as an empty translation, as in
+    the run's own corpus scores.
     """
-    stats = row.get("stats")
-    if not stats:
+    stats = row.get("stats") or {}
+    if family not in stats:
         predicted = row.get("predicted")
         if row.get("error") is not None or not isinstance(predicted, str):
             predicted = ""
-        stats = sacre.segment_stats(predicted, str(row.get("expected") or ""))
+        metric = _SACRE_METRICS[family]()
+        (found,) = metric._extract_corpus_statistics([predicted], [[str(row.get("expected"))]])
+        stats = {**stats, family: [float(x) for x in found]}
         row["stats"] = stats
-    return dict(stats)
+    return list(stats[family])
 
 
 def entry_statistic(metric: str, rows: Sequence[Row]) -> Statistic | None:
@@ -196,7 +222,7 @@ def entry_statistic(metric: str, rows: Sequence[Row]) -> Statistic | None:
         return None
     family = SACRE_FAMILIES.get(metric)
     if family is not None:
-        return sacre_statistic(family, [row_stats(r)[family] for r in rows])
+        return sacre_statistic(family, [family_stats(r, family) for r in rows])
     if metric in ("exact_match_rate", "equivalent_match_rate"):
         key = metric.removesuffix("_rate")
         if all(key not in r for r in rows):

@@ -120,11 +120,18 @@ class GateVerdict:
 
 
 def evaluate_gate(
-    baseline: Comparable | None, card: Mapping[str, Any], options: GateOptions
+    baseline: Comparable | None,
+    card: Mapping[str, Any],
+    options: GateOptions,
+    records: Sequence[Mapping[str, Any]] = (),
 ) -> GateVerdict:
-    """The verdict on a finished run's card (sealed or not), never raising."""
+    """The verdict on a finished run's card (sealed or not), never raising.
+
+    Pass the run's ``records`` when the card's rows do not carry sufficient statistics, so
+    they are not recomputed.
+    """
     try:
-        return evaluate_runs(baseline, from_card(card, "this run"), options)
+        return evaluate_runs(baseline, from_card(card, "this run", records), options)
     except Exception as exc:  # the gate ends in a message, never in a traceback
         reason = f"the gate could not be evaluated: {type(exc).__name__}: {exc}"
         return GateVerdict(False, [], [reason], options, _name(baseline))
@@ -151,10 +158,17 @@ def evaluate_runs(
         gates[COMPOSITE] = options.max_drop
     gates.update(options.metric_gates)  # "composite:X" there overrides max_drop
     test = options.significance > 0
+    wanted = [*dict.fromkeys([*gates, *also_measure])]
     measures = measure(
-        baseline, current, pairing, [*dict.fromkeys([*gates, *also_measure])], test=test, n_bootstrap=options.n_bootstrap,
-        seed=options.seed, confidence=options.confidence,
-    )  # fmt: skip
+        baseline,
+        current,
+        pairing,
+        wanted,
+        test=test,
+        n_bootstrap=options.n_bootstrap,
+        seed=options.seed,
+        confidence=options.confidence,
+    )
     for metric, max_drop in gates.items():
         rows.append(_judge(measures[metric], max_drop, options.significance, pairing))
     notes.extend(pairing.notes)

@@ -123,9 +123,13 @@ def measure(
         derived[COMPOSITE] = _composite(pairing.profile, pairing.composite_metrics)
     if test:
         paired = stats.paired_bootstrap(
-            base_stats, now_stats, derived, n_bootstrap=n_bootstrap, seed=seed,
+            base_stats,
+            now_stats,
+            derived,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
             confidence=confidence,
-        )  # fmt: skip
+        )
         results = {
             name: (r["baseline"], r["candidate"], r["delta_lower"], r["delta_upper"], r["p_value"])
             for name, r in paired.items()

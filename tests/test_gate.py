@@ -14,6 +14,7 @@ import pytest
 from replayed_runs import DEEPSEEK, GEMINI_SME, GPT55, HAIKU, card_dict, replay_card, report
 
 from pytest_mteval.baseline import read_run
+from pytest_mteval.comparable import family_stats
 from pytest_mteval.gate import (
     GateOptionError,
     GateOptions,
@@ -280,3 +281,28 @@ def test_bad_metric_gates_are_refused_with_a_message(text, message):
 def test_significance_outside_0_1_is_refused():
     with pytest.raises(GateOptionError, match="significance"):
         GateOptions(significance=1.5)
+
+
+def test_values_recomputed_from_card_rows_equal_the_cards_own_scores():
+    base_card, now_card = card_dict(replay_card(GPT55)), card_dict(replay_card(HAIKU))
+    options = GateOptions(metric_gates={"chrf_plus_plus": 0, "bleu": 0, "ter": 0})
+    verdict = evaluate_gate(read_run(replay_card(GPT55)), now_card, options)
+    for metric in ("chrf_plus_plus", "bleu", "ter"):
+        row = _row(verdict, metric)
+        assert row.baseline == pytest.approx(base_card["scores"][metric], abs=1e-9)
+        assert row.now == pytest.approx(now_card["scores"][metric], abs=1e-9)
+
+
+def test_the_runs_records_supply_statistics_the_card_rows_lack():
+    """Records carry each entry's sufficient statistics; given them, the gate uses them."""
+    card = card_dict(replay_card(HAIKU))
+    gpt_card = card_dict(replay_card(GPT55))
+    gpt_stats = {
+        r["entry_id"]: {"chrf": family_stats(dict(r), "chrf")} for r in gpt_card["results"]
+    }
+    records = [{"entry_id": key, "stats": stats} for key, stats in gpt_stats.items()]
+    options = GateOptions(max_drop=None, metric_gates={"chrf_plus_plus": 0})
+    plain = _row(evaluate_gate(read_run(GPT55), card, options), "chrf_plus_plus")
+    assert plain.delta < 0
+    fed = _row(evaluate_gate(read_run(GPT55), card, options, records), "chrf_plus_plus")
+    assert fed.now == pytest.approx(gpt_card["scores"]["chrf_plus_plus"], abs=1e-9)
