@@ -1,0 +1,152 @@
+"""Hallucination: output that is not a translation of its source.
+
+Per entry; each check is conservative, because a strong model's outputs must pass (the
+reference harness flagged 94 % of a strong model's Shona outputs, which makes a flag useless):
+
+- ``empty_output``: no letters or digits at all (for a source that has some).
+- ``length_ratio``: more than 3 times or less than a third of the reference's letters, and
+  at least 15 letters apart (short references make ratios jumpy).
+- ``unrelated``: three weak signs together, where each alone misfires on good translations:
+  almost no shared wording with the reference (character-trigram overlap below 0.1), a length
+  off by more than a factor 2 from the reference's, and off by more than a factor 1.5 from
+  what the source's length predicts (the corpus's median reference/source length ratio), each
+  by at least 10 letters.
+- ``repetition_loop``: a stretch of 1-50 characters repeated back to back at least 3 times,
+  covering 20 characters or more, that the reference does not repeat.
+- ``new_number``: a number above 20 in neither the source nor the reference. Smaller numbers
+  are often spelled out on one side ("two hours" / "2時間"), so they prove nothing. Known
+  false alarm: a larger number spelled out in both source and reference but written in
+  digits in the output ("thirty" -> "30"); none occurs in the 947 real outputs measured.
+- ``new_name``: a name the source and the reference do not account for (see ``names``).
+
+Across entries, in ``aggregate`` (see ``other_entries``): one output for several different
+sources, and an output that is another entry's reference. ``hallucination_rate`` is the share
+of translated entries flagged by any check; errored entries are not counted.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+
+import regex
+
+from pytest_mteval.corpus import Corpus, Entry
+from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
+from pytest_mteval.metrics.names import lower_case_vocabulary, name_checks_apply, new_names
+from pytest_mteval.metrics.other_entries import fits_other_reference, same_output
+from pytest_mteval.metrics.overlap import similarity
+from pytest_mteval.metrics.text import nfc, numbers
+
+MAX_RATIO = 3.0
+MIN_GAP = 15
+UNRELATED_OVERLAP = 0.1
+UNRELATED_RATIO = 2.0
+UNRELATED_SOURCE_RATIO = 1.5
+UNRELATED_GAP = 10
+MAX_SPELLED_NUMBER = 20
+_LETTER_OR_DIGIT = regex.compile(r"[\p{L}\p{M}\p{N}]")
+_LOOP = regex.compile(r"(.{1,50}?)\1{2,}", regex.DOTALL)
+_LETTER = regex.compile(r"\p{L}")
+
+
+def letters(text: str) -> int:
+    return len(_LETTER_OR_DIGIT.findall(text))
+
+
+def loops(text: str) -> set[str]:
+    """Stretches repeated back to back (case-folded), each run covering 20 characters or more."""
+    text = " ".join(nfc(text).casefold().split())[:5000]
+    found = set()
+    for match in _LOOP.finditer(text):
+        unit = match.group(1)
+        if len(match.group()) >= 20 and _LETTER.search(unit):
+            found.add(unit.strip() or unit)
+    return found
+
+
+def _outside(value: float, factor: float) -> bool:
+    return not 1 / factor <= value <= factor
+
+
+class Hallucination:
+    name = "hallucination"
+
+    def __init__(
+        self, length_factor: float, lower_case_vocabulary: frozenset[str], check_names: bool
+    ) -> None:
+        #: The corpus's median of reference letters / source letters.
+        self.length_factor = length_factor
+        self.lower_case_vocabulary = lower_case_vocabulary
+        self.check_names = check_names
+
+    def reasons(self, entry: Entry, predicted: str) -> list[str]:
+        """Every per-entry reason to believe the output is not a translation of the source."""
+        size, reference_size = letters(predicted), letters(entry.reference)
+        if size == 0:
+            return ["empty_output"] if letters(entry.source) else []
+        found = []
+        ratio = size / max(reference_size, 1)
+        expected = letters(entry.source) * self.length_factor
+        if abs(size - reference_size) >= MIN_GAP and _outside(ratio, MAX_RATIO):
+            found.append(f"length_ratio: {ratio:.2f} of the reference")
+        elif (
+            min(abs(size - reference_size), abs(size - expected)) >= UNRELATED_GAP
+            and _outside(ratio, UNRELATED_RATIO)
+            and _outside(size / max(expected, 1.0), UNRELATED_SOURCE_RATIO)
+            and similarity(predicted, entry.reference) < UNRELATED_OVERLAP
+        ):
+            found.append(f"unrelated: {ratio:.2f} of the reference's length, little shared")
+        repeated = loops(predicted) - loops(entry.reference)
+        if repeated:
+            found.append(f"repetition_loop: {sorted(repeated)[0]!r}")
+        new_numbers = numbers(predicted) - numbers(entry.source) - numbers(entry.reference)
+        large = sorted(n for n in new_numbers if int(n) > MAX_SPELLED_NUMBER)
+        if large:
+            found.append(f"new_number: {', '.join(large)}")
+        names = new_names(entry, predicted, self.lower_case_vocabulary) if self.check_names else []
+        if names:
+            found.append(f"new_name: {', '.join(names)}")
+        return found
+
+    def score_entry(self, entry: Entry, predicted: str) -> JSONDict:
+        reasons = self.reasons(entry, predicted)
+        return {"hallucination_detected": bool(reasons), "hallucination_reasons": reasons}
+
+    def aggregate(self, records: Sequence[Record]) -> JSONDict:
+        scored = [r for r in records if r.get("hallucination_detected") is not None]
+        repeated = same_output(scored)
+        elsewhere = fits_other_reference(scored)
+        flagged = {str(r.get("entry_id")) for r in scored if r["hallucination_detected"]}
+        flagged |= {i for ids in repeated.values() for i in ids} | set(elsewhere)
+        reasons = Counter(
+            reason.split(":")[0] for r in scored for reason in r["hallucination_reasons"]
+        )
+        reasons.update(
+            same_output_for_different_sources=sum(map(len, repeated.values())),
+            another_entrys_reference=len(elsewhere),
+        )
+        return {
+            "hallucination_rate": len(flagged) / len(scored) if scored else None,
+            "hallucination_entries": sorted(flagged),
+            "hallucination_reasons": {k: v for k, v in sorted(reasons.items()) if v},
+            "same_output_for_different_sources": repeated,
+            "another_entrys_reference": elsewhere,
+        }
+
+
+def length_factor(corpus: Corpus) -> float:
+    """The median of reference letters / source letters: how long a translation tends to be."""
+    ratios = [letters(e.reference) / letters(e.source) for e in corpus.entries if letters(e.source)]
+    return statistics.median(ratios) if ratios else 1.0
+
+
+def build(context: MetricContext) -> Hallucination:
+    """Always available: it needs only the corpus."""
+    corpus = context.corpus
+    return Hallucination(
+        length_factor=length_factor(corpus),
+        lower_case_vocabulary=lower_case_vocabulary(corpus),
+        check_names=name_checks_apply(e.reference for e in corpus.entries),
+    )

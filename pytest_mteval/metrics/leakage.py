@@ -1,0 +1,142 @@
+"""Code-switching: source-language words left in the output, and words in the wrong script.
+
+A predicted word is *leaked* when it is a word of this entry's source and none of the
+following explains it (each rule removes a false alarm seen on real outputs):
+
+- it occurs in the reference, or in any reference or variant of the corpus: then it is also a
+  target-language word (a loanword, a cognate, a shared function word);
+- it is a name: capitalized in the corpus's sources and never written there in lower case;
+- it spells like a word of the reference (similarity >= 0.75 after removing accents and
+  case): an adapted loanword or name ("paraffin" for "parafini", "Lucía" for "Lucia");
+- it is shorter than 4 letters: short strings coincide across languages too often;
+- the target language's analyzer (when the run has one) accepts it.
+
+A predicted word is in the *wrong script* when its writing system is neither the target's
+(the dominant one of the corpus's references) nor one that this entry's reference uses, unless
+it is a name taken from the source. An entry is flagged when it has either kind.
+``code_switching_rate`` is the share of translated entries flagged (errors are not counted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from difflib import SequenceMatcher
+
+from pytest_mteval.corpus import Corpus, Entry
+from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
+from pytest_mteval.metrics.fst import analyzer_for
+from pytest_mteval.metrics.names import plain
+from pytest_mteval.metrics.scripts import dominant_system, system_of_word
+from pytest_mteval.metrics.text import folded_words, words
+
+MIN_LETTERS = 4
+SIMILAR = 0.75
+
+
+def similar_to_any(word: str, others: Iterable[str]) -> bool:
+    """Whether ``word`` (already plain) spells like one of ``others`` (already plain)."""
+    return any(
+        abs(len(other) - len(word)) <= len(word) // 2
+        and SequenceMatcher(None, word, other, autojunk=False).ratio() >= SIMILAR
+        for other in others
+    )
+
+
+def source_names(sources: Iterable[str]) -> frozenset[str]:
+    """Words written capitalized in the sources and never in lower case (case-folded)."""
+    capitalized: set[str] = set()
+    lower: set[str] = set()
+    for source in sources:
+        for word in words(source):
+            (capitalized if word[0].isupper() else lower).add(word.casefold())
+    return frozenset(capitalized - lower)
+
+
+class CodeSwitching:
+    name = "code_switching"
+
+    def __init__(
+        self,
+        target_system: str | None,
+        target_vocabulary: frozenset[str],
+        names: frozenset[str],
+        is_target_word: Callable[[str], bool] | None = None,
+    ) -> None:
+        self.target_system = target_system
+        self.target_vocabulary = target_vocabulary
+        self.names = names
+        self.is_target_word = is_target_word
+
+    def leaked(self, predicted_words: list[str], entry: Entry) -> list[str]:
+        source = folded_words(entry.source)
+        reference = folded_words(entry.reference)
+        plain_reference = [plain(w) for w in reference]
+        found = []
+        for word in predicted_words:
+            folded = word.casefold()
+            if (
+                folded not in source
+                or folded in reference
+                or folded in self.target_vocabulary
+                or folded in self.names
+                or sum(c.isalpha() for c in word) < MIN_LETTERS
+                or (self.is_target_word is not None and self.is_target_word(word))
+                or similar_to_any(plain(word), plain_reference)
+            ):
+                continue
+            found.append(word)
+        return list(dict.fromkeys(found))
+
+    def wrong_script(self, predicted_words: list[str], entry: Entry) -> list[str]:
+        if self.target_system is None:
+            return []
+        reference_words = words(entry.reference)
+        allowed = {self.target_system, *(system_of_word(w) for w in reference_words)}
+        source = folded_words(entry.source)
+        found = [
+            word
+            for word in predicted_words
+            if system_of_word(word) not in allowed
+            and not (word.casefold() in source and word.casefold() in self.names)
+        ]
+        return list(dict.fromkeys(found))
+
+    def score_entry(self, entry: Entry, predicted: str) -> JSONDict:
+        predicted_words = words(predicted)
+        leaked = self.leaked(predicted_words, entry)
+        wrong = self.wrong_script(predicted_words, entry)
+        return {
+            "code_switching_detected": bool(leaked or wrong),
+            "leaked_tokens": leaked,
+            "wrong_script_tokens": wrong,
+        }
+
+    def aggregate(self, records: Sequence[Record]) -> JSONDict:
+        scored = [r for r in records if r.get("code_switching_detected") is not None]
+        flagged = sum(1 for r in scored if r["code_switching_detected"])
+        return {
+            "code_switching_rate": flagged / len(scored) if scored else None,
+            "code_switching_entries": flagged,
+            "target_script": self.target_system,
+        }
+
+
+def corpus_vocabulary(corpus: Corpus) -> frozenset[str]:
+    """Every word of every reference and variant, case-folded: known target-language words."""
+    vocabulary: set[str] = set()
+    for entry in corpus.entries:
+        for text in (entry.reference, *entry.variants):
+            vocabulary |= folded_words(text)
+    return frozenset(vocabulary)
+
+
+def build(context: MetricContext) -> CodeSwitching:
+    """Always available: everything it needs is in the corpus (and the analyzer, if any)."""
+    corpus = context.corpus
+    analyzer = analyzer_for(context)
+    return CodeSwitching(
+        target_system=dominant_system(e.reference for e in corpus.entries),
+        target_vocabulary=corpus_vocabulary(corpus),
+        names=source_names(e.source for e in corpus.entries),
+        is_target_word=analyzer.accepts if analyzer is not None else None,
+    )

@@ -1,0 +1,110 @@
+"""Outputs that belong to other entries, found by looking at the whole run at once.
+
+- *Same output for different sources*: one output given for at least ``MIN_REPEATS`` entries
+  whose sources and references all differ. A model that answers every input with one fluent
+  sentence games every per-entry check; real corpora repeat a meaning with different wording
+  ("I'm tired." / "I am tired."), which is why the references must differ too.
+- *Another entry's reference*: an output of 8 letters or more that is (nearly) another
+  entry's reference and not close to its own reference or variants (character-trigram Dice
+  >= 0.9 with the other, at least 0.4 more than with its own): a translation memory, a
+  few-shot example or a cache answering for the wrong entry. Looser thresholds are not safe:
+  in corpora of short sentences a good translation often resembles the reference of another
+  sentence that means much the same, and short formulas ("See you!") coincide outright.
+  Candidates come from an index of the references' words (character pairs in Han, kana and
+  hangul, which have no spaces), so a run costs about linear time, not every pair.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+
+import regex
+
+from pytest_mteval.metrics.base import Record
+from pytest_mteval.metrics.match import normalize
+from pytest_mteval.metrics.overlap import similarity
+from pytest_mteval.metrics.scripts import system_of_word
+from pytest_mteval.metrics.text import nfc
+
+MIN_REPEATS = 3
+MIN_LETTERS = 8
+MIN_OTHER_SIMILARITY = 0.9
+MIN_MARGIN = 0.4
+#: Index features shared by more references than this are too common to point anywhere.
+MAX_DOCUMENT_FREQUENCY = 50
+CANDIDATES = 3
+_TOKEN = regex.compile(r"[\p{L}\p{M}\p{N}]+")
+_LETTER_OR_DIGIT = regex.compile(r"[\p{L}\p{M}\p{N}]")
+
+
+def _key(text: str | None) -> str:
+    return normalize(text or "").casefold()
+
+
+def same_output(records: Sequence[Record]) -> dict[str, list[str]]:
+    """Output -> ids of the entries that got it, for outputs repeated across distinct entries."""
+    groups: dict[str, list[Record]] = defaultdict(list)
+    for record in records:
+        if record.get("predicted") and _TOKEN.search(record["predicted"]):
+            groups[_key(record["predicted"])].append(record)
+    repeated = {}
+    for output, members in groups.items():
+        sources = {_key(m.get("source")) for m in members}
+        references = {_key(m.get("expected")) for m in members}
+        if min(len(sources), len(references)) >= MIN_REPEATS:
+            repeated[output] = [str(m.get("entry_id")) for m in members]
+    return repeated
+
+
+def _features(text: str) -> set[str]:
+    found: set[str] = set()
+    for token in _TOKEN.findall(nfc(text).casefold()):
+        if system_of_word(token) == "CJK":
+            found.update(token[i : i + 2] for i in range(max(1, len(token) - 1)))
+        else:
+            found.add(token)
+    return found
+
+
+def _candidates(index: dict[str, list[int]], text: str, exclude: int) -> list[int]:
+    """The rows whose references share the most index features with ``text``."""
+    shared: Counter[int] = Counter()
+    for feature in _features(text):
+        postings = index.get(feature, ())
+        if len(postings) <= MAX_DOCUMENT_FREQUENCY:
+            shared.update(postings)
+    shared.pop(exclude, None)
+    ranked = sorted(shared.items(), key=lambda item: (-item[1], item[0]))
+    return [j for j, _ in ranked[:CANDIDATES]]
+
+
+def _own_similarity(predicted: str, own: Iterable[str]) -> float:
+    return max(similarity(predicted, text) for text in own)
+
+
+def fits_other_reference(records: Sequence[Record]) -> dict[str, str]:
+    """Entry id -> id of the entry whose reference its output (nearly) is."""
+    rows = [r for r in records if r.get("predicted") and r.get("expected")]
+    index: dict[str, list[int]] = defaultdict(list)
+    for j, row in enumerate(rows):
+        for feature in _features(row["expected"]):
+            index[feature].append(j)
+    found = {}
+    for i, row in enumerate(rows):
+        predicted = row["predicted"]
+        if len(_LETTER_OR_DIGIT.findall(predicted)) < MIN_LETTERS:
+            continue
+        own = [row["expected"], *(row.get("variants") or ())]
+        own_keys, own_source = {_key(t) for t in own}, _key(row.get("source"))
+        for j in _candidates(index, predicted, exclude=i):
+            other = rows[j]
+            if _key(other["expected"]) in own_keys or _key(other.get("source")) == own_source:
+                continue
+            score = similarity(predicted, other["expected"])
+            if score >= MIN_OTHER_SIMILARITY and score - _own_similarity(predicted, own) >= (
+                MIN_MARGIN
+            ):
+                found[str(row.get("entry_id"))] = str(other.get("entry_id"))
+                break
+    return found
