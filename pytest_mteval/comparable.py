@@ -39,6 +39,23 @@ _SACRE_METRICS: Final[dict[str, Callable[[], Any]]] = {
     "bleu": sacre.bleu_corpus,
     "ter": sacre.ter,
 }
+#: How each metric is made of per-entry fields, as its metric family aggregates it. A share of
+#: all entries (an entry without the field counts as a miss) ...
+_SHARE_OF_ALL: Final = {
+    "exact_match_rate": "exact_match",
+    "equivalent_match_rate": "equivalent_match",
+}
+#: ... a mean over the entries that have a value ...
+_MEAN_OF_SCORED: Final = {
+    "code_switching_rate": "code_switching_detected",
+    "semantic_score": "semantic_score",
+}
+#: ... or a ratio of summed per-entry counts.
+_RATIO_OF_COUNTS: Final = {
+    "fst_acceptance_rate": ("fst_accepted_words", "fst_words"),
+    "orthographic_accuracy": ("orthography_valid_letters", "orthography_letters"),
+    "terminology_adherence": ("terminology_present", "terminology_required"),
+}
 #: A reference-harness report's own corpus chrF++ may differ from ours by rounding only.
 _ROUNDING: Final = 0.01
 
@@ -217,24 +234,31 @@ def family_stats(row: Row, family: str) -> list[float]:
 
 
 def entry_statistic(metric: str, rows: Sequence[Row]) -> Statistic | None:
-    """``metric`` over ``rows`` as a resamplable statistic; None when rows cannot give it."""
+    """``metric`` over ``rows`` as a resamplable statistic; None when rows cannot give it
+    (no per-entry field, or a run-level metric such as the hallucination rate, which also
+    looks across entries)."""
     if not rows:
         return None
     family = SACRE_FAMILIES.get(metric)
     if family is not None:
         return sacre_statistic(family, [family_stats(r, family) for r in rows])
-    if metric in ("exact_match_rate", "equivalent_match_rate"):
-        key = metric.removesuffix("_rate")
-        if all(key not in r for r in rows):
+    if metric in _SHARE_OF_ALL:
+        key = _SHARE_OF_ALL[metric]
+        if all(r.get(key) is None for r in rows):
             return None
-        # errored entries count as misses, as in the run's own rate
-        return rate_statistic([bool(r.get(key)) for r in rows])
-    if metric == "fst_acceptance_rate":
-        if all(r.get("fst_words") is None for r in rows):
+        return rate_statistic([bool(r.get(key)) for r in rows])  # errored entries are misses
+    if metric in _MEAN_OF_SCORED:
+        key = _MEAN_OF_SCORED[metric]
+        values = [r.get(key) for r in rows]
+        if all(v is None for v in values):
+            return None
+        return rate_statistic([None if v is None else float(v) for v in values])
+    if metric in _RATIO_OF_COUNTS:
+        part, whole = _RATIO_OF_COUNTS[metric]
+        if all(r.get(whole) is None for r in rows):
             return None
         return ratio_statistic(
-            [float(r.get("fst_accepted_words") or 0) for r in rows],
-            [float(r.get("fst_words") or 0) for r in rows],
+            [float(r.get(part) or 0) for r in rows], [float(r.get(whole) or 0) for r in rows]
         )
     return None
 

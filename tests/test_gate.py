@@ -13,8 +13,8 @@ import sys
 import pytest
 from replayed_runs import DEEPSEEK, GEMINI_SME, GPT55, HAIKU, card_dict, replay_card, report
 
+from pytest_mteval import comparable
 from pytest_mteval.baseline import read_run
-from pytest_mteval.comparable import family_stats
 from pytest_mteval.gate import (
     GateOptionError,
     GateOptions,
@@ -23,6 +23,7 @@ from pytest_mteval.gate import (
     gate_lines,
     parse_metric_gate,
 )
+from pytest_mteval.metrics import sacre
 
 
 def _row(verdict, metric):
@@ -293,16 +294,57 @@ def test_values_recomputed_from_card_rows_equal_the_cards_own_scores():
         assert row.now == pytest.approx(now_card["scores"][metric], abs=1e-9)
 
 
-def test_the_runs_records_supply_statistics_the_card_rows_lack():
-    """Records carry each entry's sufficient statistics; given them, the gate uses them."""
+def test_the_runs_records_supply_statistics_the_card_rows_lack(monkeypatch):
+    """Records carry each entry's sufficient statistics: given them, none is recomputed."""
     card = card_dict(replay_card(HAIKU))
-    gpt_card = card_dict(replay_card(GPT55))
-    gpt_stats = {
-        r["entry_id"]: {"chrf": family_stats(dict(r), "chrf")} for r in gpt_card["results"]
-    }
-    records = [{"entry_id": key, "stats": stats} for key, stats in gpt_stats.items()]
-    options = GateOptions(max_drop=None, metric_gates={"chrf_plus_plus": 0})
-    plain = _row(evaluate_gate(read_run(GPT55), card, options), "chrf_plus_plus")
-    assert plain.delta < 0
-    fed = _row(evaluate_gate(read_run(GPT55), card, options, records), "chrf_plus_plus")
-    assert fed.now == pytest.approx(gpt_card["scores"]["chrf_plus_plus"], abs=1e-9)
+    records = [
+        {"entry_id": r["entry_id"], "stats": sacre.segment_stats(r["predicted"], r["expected"])}
+        for r in card["results"]
+    ]
+    options = GateOptions(metric_gates={"chrf_plus_plus": 0, "ter": 0})
+    baseline = read_run(GPT55)  # a report's rows are scored when it is read
+    plain = evaluate_gate(baseline, card, options)
+
+    def recompute(*_args):
+        raise AssertionError("statistics recomputed")
+
+    monkeypatch.setattr(comparable, "_SACRE_METRICS", dict.fromkeys(sacre.FAMILIES, recompute))
+    fed = evaluate_gate(baseline, card, options, records)
+    assert fed.rows == plain.rows
+    assert evaluate_gate(baseline, card, options).notes[0].startswith("the gate could not")
+
+
+def _with_fst(path, rate_offset=0.0):
+    """A real run with per-entry FST counts (every word accepted but the first)."""
+    run = copy.deepcopy(read_run(path))
+    words = accepted = 0
+    for row in run.rows.values():
+        count = len((row["predicted"] or "").split())
+        row["fst_words"], row["fst_accepted_words"] = count, max(0, count - 1)
+        words, accepted = words + count, accepted + max(0, count - 1)
+    run.metrics["fst_acceptance_rate"] = accepted / words + rate_offset
+    run.profile = "A"
+    return run
+
+
+def test_per_entry_counts_make_a_metric_resampled_and_tested():
+    options = GateOptions(metric_gates={"fst_acceptance_rate": 0.0})
+    verdict = evaluate_runs(_with_fst(GPT55), _with_fst(HAIKU), options)
+    row = _row(verdict, "fst_acceptance_rate")
+    assert row.p_value is not None
+    assert row.ci_lower is not None
+    assert not any("held at their run-level values" in n for n in verdict.notes)
+
+
+def test_a_metric_its_entries_do_not_reproduce_is_held_fixed_and_said_so():
+    options = GateOptions(metric_gates={"fst_acceptance_rate": 0.0})
+    now = _with_fst(HAIKU, rate_offset=-0.05)
+    verdict = evaluate_runs(_with_fst(GPT55), now, options)
+    row = _row(verdict, "fst_acceptance_rate")
+    assert row.now == now.metrics["fst_acceptance_rate"]
+    assert row.p_value is None
+    assert row.verdict.endswith("(significance held fixed)")  # an untestable drop fails
+    assert any(
+        n.startswith("held at their run-level values") and "fst_acceptance_rate" in n
+        for n in verdict.notes
+    )
