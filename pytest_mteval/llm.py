@@ -14,11 +14,14 @@ import asyncio
 import math
 import os
 import random
+import ssl
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from functools import lru_cache
 from typing import Any
 
 import httpx
@@ -128,6 +131,53 @@ class _Attempt:
     retry_after_s: float | None = None
 
 
+#: Connections per httpx pool. httpcore re-checks every connection of a pool whenever a
+#: request starts or ends (encode/httpx#3215), so at concurrency 64 one pool of 64 connections
+#: spends several times the CPU of 16 pools of 4; requests go to the least busy pool.
+CONNECTIONS_PER_POOL = 4
+
+
+@lru_cache(maxsize=1)
+def _tls_context() -> ssl.SSLContext:
+    """httpx's default TLS context, built once per process: loading the CA bundle costs ~25 ms
+    of CPU, which each new client would otherwise pay again (several per batch)."""
+    return httpx.create_ssl_context()
+
+
+class _Pools:
+    """A few small httpx clients standing in for one big one (see CONNECTIONS_PER_POOL)."""
+
+    def __init__(self, settings: ChatSettings) -> None:
+        count = max(1, math.ceil(settings.concurrency / CONNECTIONS_PER_POOL))
+        # With at most `concurrency` requests in flight and the least busy pool chosen, no
+        # pool ever needs more than this many connections (pigeonhole).
+        size = math.ceil(settings.concurrency / count)
+        limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
+        self.clients = [
+            httpx.AsyncClient(
+                base_url=settings.base_url.rstrip("/") + "/",
+                timeout=httpx.Timeout(settings.timeout_s),
+                limits=limits,
+                verify=_tls_context(),
+            )
+            for _ in range(count)
+        ]
+        self.busy = [0] * count
+
+    @contextmanager
+    def lease(self) -> Iterator[httpx.AsyncClient]:
+        index = min(range(len(self.busy)), key=self.busy.__getitem__)
+        self.busy[index] += 1
+        try:
+            yield self.clients[index]
+        finally:
+            self.busy[index] -= 1
+
+    async def aclose(self) -> None:
+        for client in self.clients:
+            await client.aclose()
+
+
 class ChatClient:
     """Chat completions against one endpoint, at most ``concurrency`` requests in flight.
 
@@ -140,28 +190,20 @@ class ChatClient:
         env = os.environ if environ is None else environ
         self._key = _Secret(env.get(settings.api_key_env, "") if settings.api_key_env else "")
         self._limit = asyncio.Semaphore(settings.concurrency)
-        self._http: httpx.AsyncClient | None = None
+        self._pools: _Pools | None = None
 
     def __repr__(self) -> str:
         s = self.settings
         return f"ChatClient(base_url={s.base_url!r}, model={s.model!r}, key_env={s.api_key_env!r})"
 
     async def __aenter__(self) -> ChatClient:
-        limits = httpx.Limits(
-            max_connections=self.settings.concurrency,
-            max_keepalive_connections=self.settings.concurrency,
-        )
-        self._http = httpx.AsyncClient(
-            base_url=self.settings.base_url.rstrip("/") + "/",
-            timeout=httpx.Timeout(self.settings.timeout_s),
-            limits=limits,
-        )
+        self._pools = _Pools(self.settings)
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        if self._http is not None:
-            await self._http.aclose()
-            self._http = None
+        if self._pools is not None:
+            await self._pools.aclose()
+            self._pools = None
 
     async def complete(
         self, messages: list[ChatMessage], deadline: float | None = None
@@ -224,15 +266,16 @@ class ChatClient:
         return payload
 
     async def _attempt(self, messages: list[ChatMessage], timeout: float) -> _Attempt:
-        if self._http is None:
+        if self._pools is None:
             raise RuntimeError("ChatClient used outside 'async with'")
         headers = {"Authorization": f"Bearer {self._key.reveal()}"} if self._key.reveal() else {}
         started = time.monotonic()
         try:
             async with self._limit, asyncio.timeout(timeout):
-                response = await self._http.post(
-                    "chat/completions", json=self._payload(messages), headers=headers
-                )
+                with self._pools.lease() as http:
+                    response = await http.post(
+                        "chat/completions", json=self._payload(messages), headers=headers
+                    )
         except (TimeoutError, httpx.ReadTimeout, httpx.WriteTimeout, httpx.PoolTimeout):
             # Not retried: the endpoint may still be generating (and billing) this request.
             return _Attempt(error=f"timeout after {timeout:g}s")

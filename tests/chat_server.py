@@ -263,3 +263,20 @@ async def _write(
     ]
     writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data)
     await writer.drain()
+
+
+def main() -> None:
+    """Serve from a separate process (benchmarks): print the URL, serve until stdin closes."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description="loopback chat-completions server")
+    parser.add_argument("--latency", type=float, default=0.0)
+    args = parser.parse_args()
+    with ChatServer(latency_s=args.latency) as server:
+        print(server.url, flush=True)
+        sys.stdin.read()
+
+
+if __name__ == "__main__":
+    main()
