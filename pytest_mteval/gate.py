@@ -101,6 +101,8 @@ class GateVerdict:
     notes: list[str]
     options: GateOptions
     baseline: str | None = None
+    #: The baseline card's run_card_hash (None for a reference-harness report or no baseline).
+    baseline_hash: str | None = None
     common_entries: int = 0
     shared_metrics: list[str] = field(default_factory=list)
     #: Every metric measured, gated or only reported (``mteval compare`` shows them all).
@@ -111,6 +113,7 @@ class GateVerdict:
         return {
             "passed": self.passed,
             "baseline": self.baseline,
+            "baseline_run_card_hash": self.baseline_hash,
             "options": self.options.to_json(),
             "common_entries": self.common_entries,
             "shared_metrics": self.shared_metrics,
@@ -178,6 +181,7 @@ def evaluate_runs(
         notes,
         options,
         baseline.describe(),
+        baseline.run_card_hash,
         len(pairing.common),
         pairing.shared,
         measures,

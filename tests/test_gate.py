@@ -51,6 +51,7 @@ def test_a_run_gated_against_itself_passes():
     path = replay_card(HAIKU)
     verdict = evaluate_gate(read_run(path), card_dict(path), GateOptions(metric_gates={"ter": 0}))
     assert verdict.passed
+    assert verdict.to_json()["baseline_run_card_hash"] == card_dict(path)["run_card_hash"]
     for row in verdict.rows:
         assert row.delta == 0
         assert row.p_value == 1.0
@@ -246,6 +247,7 @@ def test_gate_lines_show_each_gated_metric():
     assert "49.82" in text
     assert lines[-1] == "gate      FAILED: composite, chrf_plus_plus"
     recorded = verdict.to_json()
+    assert recorded["baseline_run_card_hash"] is None  # a reference-harness report has none
     assert recorded["options"]["metric_gates"] == {"chrf_plus_plus": 1.0}
     assert [m["metric"] for m in recorded["metrics"]] == [
         "composite (this run)",
