@@ -81,6 +81,11 @@ class ChatMethod:
         """Facts recorded on every result (e.g. coaching_data_sha256)."""
         return {}
 
+    def run_card_fields(self, config: RunConfig) -> dict[str, Any]:
+        """Method-configuration fields of the run card (§3.2) this method can vouch for:
+        coaching_data_sha256, tools_enabled, max_retries, fst_version."""
+        return {"tools_enabled": []}
+
     def messages(self, entry: MethodEntry, config: RunConfig) -> list[ChatMessage]:
         return [
             {"role": "system", "content": self.system_prompt(config)},

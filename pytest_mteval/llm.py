@@ -18,15 +18,32 @@ import ssl
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import httpx
 
-from pytest_mteval.methods.protocol import RunConfig, Usage
+from pytest_mteval.llm_response import (
+    Attempt,
+    Completion,
+    parse_retry_after,
+    parse_usage,
+    read_response,
+)
+from pytest_mteval.methods.protocol import RunConfig
+
+__all__ = [
+    "DEFAULT_API_KEY_ENV",
+    "DEFAULT_BASE_URL",
+    "ChatClient",
+    "ChatMessage",
+    "ChatSettings",
+    "Completion",
+    "LLMConfigError",
+    "parse_retry_after",
+    "parse_usage",
+]
 
 DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
 DEFAULT_API_KEY_ENV = "OPENROUTER_API_KEY"
@@ -90,20 +107,6 @@ def _number(args: Mapping[str, str], name: str, default: float) -> float:
     return value
 
 
-@dataclass(frozen=True)
-class Completion:
-    """One chat completion's outcome: text or error, plus what was reported and measured."""
-
-    text: str | None
-    error: str | None
-    model_id: str | None = None
-    usage: Usage = field(default_factory=lambda: Usage())
-    reported_cost_usd: float | None = None
-    latency_s: float = 0.0
-    attempts: int = 0
-    finish_reason: str | None = None
-
-
 class _Secret:
     """Holds the key so that no repr, str or f-string of an object around it can show it."""
 
@@ -119,16 +122,6 @@ class _Secret:
         return "<secret>" if self._value else "<no key>"
 
     __str__ = __repr__
-
-
-@dataclass(frozen=True)
-class _Attempt:
-    """One HTTP exchange: a completion, or an error that may be worth retrying."""
-
-    completion: Completion | None = None
-    error: str | None = None
-    retryable: bool = False
-    retry_after_s: float | None = None
 
 
 #: Connections per httpx pool. httpcore re-checks every connection of a pool whenever a
@@ -218,7 +211,7 @@ class ChatClient:
             return _failure(
                 f"no API key: environment variable {self.settings.api_key_env} is unset"
             )
-        last: _Attempt | None = None
+        last: Attempt | None = None
         attempt = 0
         while attempt < self.settings.max_attempts:
             timeout = self._remaining(deadline)
@@ -265,7 +258,7 @@ class ChatClient:
             payload["max_tokens"] = self.settings.max_tokens
         return payload
 
-    async def _attempt(self, messages: list[ChatMessage], timeout: float) -> _Attempt:
+    async def _attempt(self, messages: list[ChatMessage], timeout: float) -> Attempt:
         if self._pools is None:
             raise RuntimeError("ChatClient used outside 'async with'")
         headers = {"Authorization": f"Bearer {self._key.reveal()}"} if self._key.reveal() else {}
@@ -278,122 +271,18 @@ class ChatClient:
                     )
         except (TimeoutError, httpx.ReadTimeout, httpx.WriteTimeout, httpx.PoolTimeout):
             # Not retried: the endpoint may still be generating (and billing) this request.
-            return _Attempt(error=f"timeout after {timeout:g}s")
+            return Attempt(error=f"timeout after {timeout:g}s")
         except httpx.ConnectTimeout:
-            return _Attempt(error="connect timeout", retryable=True)
+            return Attempt(error="connect timeout", retryable=True)
         except httpx.RemoteProtocolError:
-            return _Attempt(error="connection closed", retryable=True)
+            return Attempt(error="connection closed", retryable=True)
         except httpx.TransportError as exc:
-            return _Attempt(error=f"connection failed ({type(exc).__name__})", retryable=True)
-        return _read_response(response, time.monotonic() - started)
+            return Attempt(error=f"connection failed ({type(exc).__name__})", retryable=True)
+        return read_response(response, time.monotonic() - started)
 
     def _redact(self, text: str) -> str:
         key = self._key.reveal()
         return text.replace(key, "***") if key else text
-
-
-def _read_response(response: httpx.Response, latency_s: float) -> _Attempt:
-    status = response.status_code
-    if status == 429 or status >= 500:
-        retry_after = parse_retry_after(response.headers.get("retry-after"))
-        return _Attempt(error=f"HTTP {status}", retryable=True, retry_after_s=retry_after)
-    if status != 200:
-        return _Attempt(error=f"HTTP {status}{_error_detail(response)}")
-    try:
-        body = response.json()
-    except ValueError:
-        return _Attempt(error="malformed JSON in response")
-    if not isinstance(body, dict):
-        return _Attempt(error="malformed JSON in response (not an object)")
-    usage, cost = parse_usage(body.get("usage"))
-    model_id = body.get("model") if isinstance(body.get("model"), str) else None
-    choices = body.get("choices")
-    first = choices[0] if isinstance(choices, list) and choices else None
-    message = first.get("message") if isinstance(first, dict) else None
-    text = message.get("content") if isinstance(message, dict) else None
-    finish = first.get("finish_reason") if isinstance(first, dict) else None
-    error = None
-    if first is None:
-        error = "empty response (no choices)"
-    elif not isinstance(text, str) or not text.strip():
-        error = "empty response (no content)"
-    return _Attempt(
-        completion=Completion(
-            text=text if error is None else None,
-            error=error,
-            model_id=model_id,
-            usage=usage,
-            reported_cost_usd=cost,
-            latency_s=latency_s,
-            finish_reason=finish if isinstance(finish, str) else None,
-        )
-    )
-
-
-def _error_detail(response: httpx.Response) -> str:
-    """The endpoint's own error message, short, for statuses that are not retried."""
-    try:
-        body = response.json()
-    except ValueError:
-        return ""
-    error = body.get("error") if isinstance(body, dict) else None
-    message = error.get("message") if isinstance(error, dict) else error
-    return f": {str(message)[:200]}" if message else ""
-
-
-def parse_usage(raw: Any) -> tuple[Usage, float | None]:
-    """Token counts (reasoning and cached from their ``*_details``) and a reported cost.
-
-    An absent usage block gives empty usage: unknown, which is not the same as zero tokens.
-    """
-    if not isinstance(raw, dict):
-        return Usage(), None
-    completion_details = raw.get("completion_tokens_details")
-    prompt_details = raw.get("prompt_tokens_details")
-    usage = Usage(
-        prompt_tokens=_count(raw.get("prompt_tokens")),
-        completion_tokens=_count(raw.get("completion_tokens")),
-        reasoning_tokens=_count(
-            completion_details.get("reasoning_tokens")
-            if isinstance(completion_details, dict)
-            else 0
-        ),
-        cached_tokens=_count(
-            prompt_details.get("cached_tokens") if isinstance(prompt_details, dict) else 0
-        ),
-    )
-    return usage, _non_negative(raw.get("cost"))
-
-
-def _non_negative(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) and number >= 0 else None
-
-
-def _count(value: Any) -> int:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
-
-
-def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
-    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date (RFC 9110)."""
-    if not value or not value.strip():
-        return None
-    value = value.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        pass
-    else:
-        return max(0.0, seconds) if math.isfinite(seconds) else None
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 def _with_timing(completion: Completion, started: float, attempts: int) -> Completion:

@@ -165,6 +165,8 @@ async def test_coached_llm_records_its_coaching(server: ChatServer, prices: Path
         assert note in system
     assert [r["predicted"] for r in results] == [e.reference for e in entries]
     assert {r["metadata"]["coaching_data_sha256"] for r in results} == {digest}
+    fields = method.run_card_fields(config)  # type: ignore[attr-defined]
+    assert fields == {"tools_enabled": [], "coaching_data_sha256": digest}
     assert all(r.body["messages"][0]["content"] == system for r in server.requests)
 
 
@@ -234,7 +236,13 @@ async def test_fst_gated_retries_with_the_rejected_words(server: ChatServer, pri
     # First answer: the English source (the analyzer rejects it); after feedback: the Cree.
     server.translate = lambda m: m[1]["content"] if len(m) == 2 else ORACLE[m[1]["content"]]
     config = RunConfig(**{**run_config(server, prices).to_json(), "fst_path": str(ANALYZER)})
-    results = await build("fst-gated", config).translate(views(entries), config)
+    method = build("fst-gated", config)
+    results = await method.translate(views(entries), config)
+    assert method.run_card_fields(config) == {  # type: ignore[attr-defined]
+        "tools_enabled": ["fst_check"],
+        "max_retries": 3,
+        "fst_version": "sha256:" + hashlib.sha256(ANALYZER.read_bytes()).hexdigest(),
+    }
     for entry, result in zip(entries, results, strict=True):
         rejected = list(dict.fromkeys(words(entry.source)))
         assert result["error"] is None

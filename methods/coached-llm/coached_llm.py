@@ -114,6 +114,9 @@ class CoachedLLMMethod(ChatMethod):
     def entry_metadata(self, config: RunConfig) -> dict[str, Any]:
         return {"coaching_data_sha256": self.coaching(config).sha256}
 
+    def run_card_fields(self, config: RunConfig) -> dict[str, Any]:
+        return {"tools_enabled": [], **self.entry_metadata(config)}
+
     def system_prompt(self, config: RunConfig) -> str:
         source, target = language_name(config, "source"), language_name(config, "target")
         coaching = self.coaching(config)

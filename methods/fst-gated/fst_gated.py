@@ -65,6 +65,13 @@ class FSTGatedMethod(ChatMethod):
     def max_calls_per_entry(self, config: RunConfig) -> int:
         return 1 + self.retries(config)
 
+    def run_card_fields(self, config: RunConfig) -> dict[str, Any]:
+        return {
+            "tools_enabled": ["fst_check"],
+            "max_retries": self.retries(config),
+            "fst_version": f"sha256:{self.analyzer(config).sha256}",
+        }
+
     def system_prompt(self, config: RunConfig) -> str:
         source, target = language_name(config, "source"), language_name(config, "target")
         return (
