@@ -85,8 +85,9 @@ def entry_cost(calls: Sequence[Call], table: PriceTable, model: str | None) -> E
 def run_totals(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The run card's ``totals`` block (§3.5) from per-entry records.
 
-    An entry counts as billed when it reports tokens or a cost; if any billed entry has no
-    cost, the total is None and ``cost_note`` says how many were unpriced.
+    An entry counts as billed when it reports tokens or a cost, errored or not (an empty
+    answer is still paid for). If any billed entry has no cost, or none is billed at all (a
+    replayed or human method), the total is None and ``cost_note`` says why.
     """
     usage = sum_usage(r.get("usage") or {} for r in records)
     totals: dict[str, Any] = {name: usage.get(name, 0) for name in TOKEN_FIELDS}
@@ -94,7 +95,9 @@ def run_totals(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     unpriced = [r for r in billed if r.get("cost_usd") is None]
     cost: float | None = None
     note = None
-    if unpriced:
+    if not billed:
+        note = "no entry reported token usage or a cost"
+    elif unpriced:
         note = (
             f"cost unknown for {len(unpriced)} of {len(billed)} entries with token usage "
             "(no price for the model: pass a price file)"

@@ -151,6 +151,20 @@ def test_run_total_is_unknown_when_a_billed_entry_has_no_price() -> None:
     assert totals["cost_note"].startswith("cost unknown for 1 of 2 entries")
 
 
+def test_run_without_any_usage_has_no_cost() -> None:
+    totals = run_totals([record("a", None, {}), record("b", None, {})])
+    assert totals["total_cost_usd"] is None
+    assert totals["cost_note"] == "no entry reported token usage or a cost"
+
+
+def test_an_errored_but_billed_entry_still_counts() -> None:
+    records = [
+        record("a", 0.001, usage(10, 5)),
+        record("b", 0.0004, usage(10, 0), error="empty response (no content)"),
+    ]
+    assert run_totals(records)["total_cost_usd"] == pytest.approx(0.0014)
+
+
 def test_run_speed() -> None:
     records = [
         record("a", 0.0, usage(100, 20)),

@@ -28,6 +28,8 @@ DEFAULT_RETRIES = 3
 class FSTGatedMethod(ChatMethod):
     """One conversation per entry: translation, analyzer check, feedback, up to max_retries."""
 
+    tools_enabled = ("fst_check",)
+
     def __init__(self) -> None:
         self._analyzers: dict[Path, Analyzer] = {}
 
@@ -67,7 +69,7 @@ class FSTGatedMethod(ChatMethod):
 
     def run_card_fields(self, config: RunConfig) -> dict[str, Any]:
         return {
-            "tools_enabled": ["fst_check"],
+            "tools_enabled": list(self.tools_enabled),
             "max_retries": self.retries(config),
             "fst_version": f"sha256:{self.analyzer(config).sha256}",
         }
