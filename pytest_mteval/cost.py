@@ -1,4 +1,7 @@
-"""What a run cost and how fast it went (benchmark spec §3.5, §3.4 speed, §10 estimates).
+"""What a run cost (benchmark spec §3.5) and what it will cost (§10 dry-run estimates).
+
+Speed (tokens per second, entries per minute) is computed with the other scores in
+``aggregate.speed_scores``, from the same per-entry usage.
 
 Pure arithmetic over plain data: per-entry records in, run card fields out. An unknown price
 stays unknown all the way up (None with a note), because a total of 0 would read as "free".
@@ -110,20 +113,6 @@ def run_totals(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     totals["cost_per_source_char"] = _ratio(cost, source_chars)
     totals["cost_note"] = note
     return totals
-
-
-def run_speed(records: Sequence[Mapping[str, Any]], elapsed_seconds: float) -> dict[str, Any]:
-    """``tokens_per_second`` (prompt + completion over wall clock) and ``entries_per_minute``
-    (entries translated without error) for the run card's scores (§3.4)."""
-    usage = sum_usage(r.get("usage") or {} for r in records)
-    tokens = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
-    translated = sum(1 for r in records if not r.get("error"))
-    if elapsed_seconds <= 0:
-        return {"tokens_per_second": None, "entries_per_minute": None}
-    return {
-        "tokens_per_second": tokens / elapsed_seconds,
-        "entries_per_minute": translated * 60.0 / elapsed_seconds,
-    }
 
 
 def estimate_tokens(text: str) -> int:

@@ -1,4 +1,4 @@
-"""Prices, per-entry cost, run totals (§3.5), speed and the dry-run estimate (§10)."""
+"""Prices, per-entry cost, run totals (§3.5) and the dry-run estimate (§10)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from pytest_mteval.cost import (
     estimate_entry,
     estimate_run,
     estimate_tokens,
-    run_speed,
     run_totals,
     sum_usage,
 )
@@ -163,18 +162,6 @@ def test_an_errored_but_billed_entry_still_counts() -> None:
         record("b", 0.0004, usage(10, 0), error="empty response (no content)"),
     ]
     assert run_totals(records)["total_cost_usd"] == pytest.approx(0.0014)
-
-
-def test_run_speed() -> None:
-    records = [
-        record("a", 0.0, usage(100, 20)),
-        record("b", 0.0, usage(60, 20)),
-        record("c", None, {}, "timeout after 30s"),
-    ]
-    speed = run_speed(records, elapsed_seconds=4.0)
-    assert speed["tokens_per_second"] == pytest.approx(200 / 4.0)
-    assert speed["entries_per_minute"] == pytest.approx(2 * 60 / 4.0)
-    assert run_speed(records, 0.0) == {"tokens_per_second": None, "entries_per_minute": None}
 
 
 def test_sum_usage_keeps_unknown_apart_from_zero() -> None:
