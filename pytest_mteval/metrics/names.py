@@ -60,10 +60,11 @@ def looks_like(word: str, name: str) -> bool:
     """Whether ``word`` begins like ``name`` (both plain): an inflected or transliterated form."""
     if len(name) < 2:
         return False
-    return any(
-        SequenceMatcher(None, word[:size], name, autojunk=False).ratio() >= NAME_LIKENESS
-        for size in range(len(name) - 1, len(name) + 3)
-    )
+    for size in range(len(name) - 1, len(name) + 3):
+        matcher = SequenceMatcher(None, word[:size], name, autojunk=False)
+        if matcher.quick_ratio() >= NAME_LIKENESS and matcher.ratio() >= NAME_LIKENESS:
+            return True
+    return False
 
 
 def new_names(entry: Entry, predicted: str, lower_case_vocabulary: frozenset[str]) -> list[str]:

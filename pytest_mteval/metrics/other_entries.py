@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
@@ -24,7 +25,7 @@ import regex
 from pytest_mteval.metrics.base import Record
 from pytest_mteval.metrics.match import normalize
 from pytest_mteval.metrics.overlap import similarity
-from pytest_mteval.metrics.scripts import system_of_word
+from pytest_mteval.metrics.scripts import system_of_char
 from pytest_mteval.metrics.text import nfc
 
 MIN_REPEATS = 3
@@ -60,7 +61,7 @@ def same_output(records: Sequence[Record]) -> dict[str, list[str]]:
 def _features(text: str) -> set[str]:
     found: set[str] = set()
     for token in _TOKEN.findall(nfc(text).casefold()):
-        if system_of_word(token) == "CJK":
+        if system_of_char(token[0]) == "CJK":
             found.update(token[i : i + 2] for i in range(max(1, len(token) - 1)))
         else:
             found.add(token)
@@ -68,15 +69,18 @@ def _features(text: str) -> set[str]:
 
 
 def _candidates(index: dict[str, list[int]], text: str, exclude: int) -> list[int]:
-    """The rows whose references share the most index features with ``text``."""
+    """The rows whose references share the most index features with ``text``, among those
+    sharing at least half of its rarer features (a Dice of 0.9 is out of reach below that)."""
     shared: Counter[int] = Counter()
+    counted = 0
     for feature in _features(text):
         postings = index.get(feature, ())
         if len(postings) <= MAX_DOCUMENT_FREQUENCY:
             shared.update(postings)
+            counted += 1
     shared.pop(exclude, None)
-    ranked = sorted(shared.items(), key=lambda item: (-item[1], item[0]))
-    return [j for j, _ in ranked[:CANDIDATES]]
+    enough = [(count, -j) for j, count in shared.items() if 2 * count >= counted]
+    return [-negative for _, negative in heapq.nlargest(CANDIDATES, enough)]
 
 
 def _own_similarity(predicted: str, own: Iterable[str]) -> float:

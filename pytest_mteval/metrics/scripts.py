@@ -106,6 +106,7 @@ def dominant_system(texts: Iterable[str]) -> str | None:
     return min(counts, key=lambda system: (-counts[system], system))
 
 
+@lru_cache(maxsize=65536)
 def system_of_word(word: str) -> str | None:
     """The writing system of most of a word's letters."""
     return dominant_system((word,))

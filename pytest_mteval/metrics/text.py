@@ -10,6 +10,7 @@ accent and its precomposed form are the same word.
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 import regex
 
@@ -32,12 +33,19 @@ def tokens(text: str) -> list[str]:
 
 def words(text: str) -> list[str]:
     """The words of a text, in order, as written: tokens with a letter and no digit."""
-    return [t for t in tokens(text) if _HAS_LETTER.search(t) and not _HAS_DIGIT.search(t)]
+    return list(_words(text))
 
 
-def folded_words(text: str) -> set[str]:
+@lru_cache(maxsize=16384)
+def _words(text: str) -> tuple[str, ...]:
+    # Cached: several metrics split the same source, reference and prediction.
+    return tuple(t for t in tokens(text) if _HAS_LETTER.search(t) and not _HAS_DIGIT.search(t))
+
+
+@lru_cache(maxsize=16384)
+def folded_words(text: str) -> frozenset[str]:
     """The distinct words of a text, case-folded: for membership tests across texts."""
-    return {w.casefold() for w in words(text)}
+    return frozenset(w.casefold() for w in _words(text))
 
 
 def numbers(text: str) -> set[str]:
