@@ -12,11 +12,16 @@ from typing import Any
 import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
 
+from pytest_mteval.regressions import entry_verdict
 from pytest_mteval.state import RunState
 
 
 class EntryError(Exception):
     """An entry whose translation failed; the message is the whole failure report."""
+
+
+class EntryRegression(Exception):
+    """An entry that got worse than its baseline (or fell under a floor): an inspection card."""
 
 
 class CorpusFile(pytest.File):
@@ -61,13 +66,20 @@ class EntryItem(pytest.Item):
         return self.parent.parent.state  # type: ignore[union-attr,no-any-return]
 
     def runtest(self) -> None:
-        self.record = self.state.record_for(self.index)
-        if self.record["error"] is not None:
-            raise EntryError(self.record["error"])
+        state = self.state
+        self.record = record = state.record_for(self.index)
+        baseline_row = state.baseline.rows.get(record["entry_id"]) if state.baseline else None
+        verdict = entry_verdict(baseline_row, record, state.settings.entry_gate)
+        if verdict.failed:
+            raise EntryRegression(verdict.card_text)
+        if record["error"] is not None:
+            raise EntryError(record["error"])
 
     def repr_failure(
         self, excinfo: ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, EntryRegression):
+            return str(excinfo.value)
         if isinstance(excinfo.value, EntryError):
             entry = self.state.corpus.entries[self.index]
             return (

@@ -12,6 +12,9 @@ from typing import Any, TypeVar
 
 import pytest
 
+from pytest_mteval.gate import GateOptionError, GateOptions, parse_metric_gate
+from pytest_mteval.regressions import EntryGateOptions
+
 #: (option suffix, help, default) for options that take one value.
 _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("corpus", "corpus file to evaluate (spec envelope or reference-harness shape)", None),
@@ -23,11 +26,14 @@ _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("model", "model slug handed to the method (e.g. google/gemini-2.5-flash)", None),
     ("temperature", "sampling temperature handed to the method (default 0.0)", "0.0"),
     ("condition", "experiment label recorded on the run card (default baseline)", None),
-    (
-        "run-card",
-        "where to write the run card (default .mteval/runs/<time>-<id>.json)",
-        None,
-    ),
+    ("run-card", "where to write the run card (default .mteval/runs/<time>-<id>.json)", None),
+    ("fst", "target-language morphological analyzer (HFST optimized lookup)", None),
+    ("baseline", "run card (or reference-harness report) to gate against", None),
+    ("max-drop", "largest allowed drop of the composite against the baseline (0.0)", "0.0"),
+    ("fail-under", "fail when the composite is below this floor", None),
+    ("significance", "a drop fails only when paired bootstrap p < this (0.05; 0 = off)", "0.05"),
+    ("entry-max-drop", "an entry fails when its chrF++ drops by more than this (10)", "10"),
+    ("entry-min-chrf", "without a baseline, an entry fails below this chrF++", None),
 )
 #: Options that may be given several times (and are space-separated lists as ini keys).
 _LIST_OPTIONS: tuple[tuple[str, str], ...] = (
@@ -35,19 +41,35 @@ _LIST_OPTIONS: tuple[tuple[str, str], ...] = (
     ("segment", "only entries of this segment (repeatable)"),
     ("domain", "only entries of this domain code (repeatable)"),
     ("difficulty", "only entries of this difficulty 1-5 (repeatable)"),
+    ("gate", "METRIC:MAX_DROP, e.g. chrf_plus_plus:1.0 (repeatable)"),
+)
+#: On/off switches.
+_FLAG_OPTIONS: tuple[tuple[str, str], ...] = (
+    ("allow-dataset-change", "compare with a baseline made on a different corpus version"),
+    ("update-baseline", "after a passing run, write its card to the baseline path"),
+    ("no-cache", "do not read or write the translation cache (.mteval/cache)"),
+    ("dry-run", "collect and estimate tokens and cost without calling the method"),
 )
 
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("mteval", "machine-translation evaluation (pytest-mteval)")
     for name, help_text, default in _VALUE_OPTIONS:
-        dest = "mteval_" + name.replace("-", "_")
+        dest = _dest(name)
         group.addoption(f"--mteval-{name}", dest=dest, default=None, help=help_text)
         parser.addini(dest, help_text, type="string", default=default)
     for name, help_text in _LIST_OPTIONS:
-        dest = "mteval_" + name.replace("-", "_")
+        dest = _dest(name)
         group.addoption(f"--mteval-{name}", dest=dest, action="append", default=[], help=help_text)
         parser.addini(dest, help_text, type="args", default=[])
+    for name, help_text in _FLAG_OPTIONS:
+        dest = _dest(name)
+        group.addoption(f"--mteval-{name}", dest=dest, action="store_true", help=help_text)
+        parser.addini(dest, help_text, type="bool", default=False)
+
+
+def _dest(name: str) -> str:
+    return "mteval_" + name.replace("-", "_")
 
 
 class SettingsError(Exception):
@@ -60,7 +82,7 @@ class Settings:
 
     corpus: Path | None
     method: str | None
-    method_card: Path | None
+    method_card: Path | None = None
     method_args: dict[str, str] = field(default_factory=dict)
     segments: tuple[str, ...] = ()
     domains: tuple[str, ...] = ()
@@ -72,6 +94,14 @@ class Settings:
     temperature: float = 0.0
     condition: str | None = None
     run_card: Path | None = None
+    fst: Path | None = None
+    baseline: Path | None = None
+    gate: GateOptions = field(default_factory=GateOptions)
+    entry_gate: EntryGateOptions = field(default_factory=EntryGateOptions)
+    allow_dataset_change: bool = False
+    update_baseline: bool = False
+    no_cache: bool = False
+    dry_run: bool = False
 
     @property
     def active(self) -> bool:
@@ -83,22 +113,36 @@ def read_settings(config: pytest.Config) -> Settings:
     base = config.invocation_params.dir
 
     def value(name: str) -> str | None:
-        dest = "mteval_" + name.replace("-", "_")
-        given = config.getoption(dest)
+        given = config.getoption(_dest(name))
         if given is not None:
             return str(given)
-        ini: Any = config.getini(dest)
+        ini: Any = config.getini(_dest(name))
         return str(ini) if ini not in (None, "") else None
 
     def values(name: str) -> list[str]:
-        dest = "mteval_" + name.replace("-", "_")
-        given: list[str] = config.getoption(dest) or []
-        return given or [str(v) for v in config.getini(dest)]
+        given: list[str] = config.getoption(_dest(name)) or []
+        return given or [str(v) for v in config.getini(_dest(name))]
+
+    def flag(name: str) -> bool:
+        return bool(config.getoption(_dest(name)) or config.getini(_dest(name)))
 
     def path(name: str) -> Path | None:
         raw = value(name)
         return None if raw is None else (base / raw)
 
+    def number(name: str, low: float | None = None, high: float | None = None) -> float | None:
+        raw = value(name)
+        return None if raw is None else _number(float, name, raw, low, high)
+
+    try:
+        gate = GateOptions(
+            max_drop=number("max-drop"),
+            fail_under=number("fail-under"),
+            metric_gates=dict(parse_metric_gate(g) for g in values("gate")),
+            significance=number("significance", 0.0, 1.0) or 0.0,
+        )
+    except GateOptionError as exc:
+        raise SettingsError(f"mteval gate option: {exc}") from None
     return Settings(
         corpus=path("corpus"),
         method=value("method"),
@@ -114,6 +158,17 @@ def read_settings(config: pytest.Config) -> Settings:
         temperature=_number(float, "temperature", value("temperature") or "0", 0.0, 2.0),
         condition=value("condition"),
         run_card=path("run-card"),
+        fst=path("fst"),
+        baseline=path("baseline"),
+        gate=gate,
+        entry_gate=EntryGateOptions(
+            entry_max_drop=number("entry-max-drop", 0.0) or 0.0,
+            entry_min_chrf=number("entry-min-chrf", 0.0, 100.0),
+        ),
+        allow_dataset_change=flag("allow-dataset-change"),
+        update_baseline=flag("update-baseline"),
+        no_cache=flag("no-cache"),
+        dry_run=flag("dry-run"),
     )
 
 
@@ -135,7 +190,11 @@ def _number(kind: type[N], option: str, raw: str, low: float | None, high: float
         number = kind(raw)
     except ValueError:
         raise SettingsError(f"--mteval-{option} expects a number, got {raw!r}") from None
-    if (low is not None and number < low) or (high is not None and number > high):
+    if (
+        number != number
+        or (low is not None and number < low)
+        or (high is not None and number > high)
+    ):
         bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
         raise SettingsError(f"--mteval-{option} must be {bounds}, got {raw!r}")
     return number

@@ -4,6 +4,7 @@ knows nothing of pytest's hook names."""
 from __future__ import annotations
 
 import datetime as dt
+import os
 import time
 import uuid
 from collections.abc import Generator, Mapping
@@ -14,15 +15,16 @@ import pytest
 
 from pytest_mteval import hookspecs
 from pytest_mteval.build_card import build_card
+from pytest_mteval.cache import cache_totals
 from pytest_mteval.collect import CorpusFile, EntryItem
-from pytest_mteval.corpus import CorpusError, Entry, load_corpus
-from pytest_mteval.methods.loader import MethodFactory, MethodLoadError, find_method
-from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
-from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
-from pytest_mteval.metrics.base import MetricContext
-from pytest_mteval.options import SettingsError, add_options, read_settings
+from pytest_mteval.corpus import Entry
+from pytest_mteval.gate import GateVerdict, evaluate_gate, gate_lines
+from pytest_mteval.methods.manifest import MethodCard
+from pytest_mteval.methods.protocol import TranslationMethod
+from pytest_mteval.options import add_options
 from pytest_mteval.report import summary_lines
-from pytest_mteval.runcard import RunCardError, seal, write_new
+from pytest_mteval.runcard import RunCardError, replace, seal, write_new
+from pytest_mteval.start import StartError, start_run
 from pytest_mteval.state import RunState
 
 STATE = pytest.StashKey[RunState]()
@@ -41,8 +43,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "mteval: a corpus entry evaluated by pytest-mteval")
     try:
-        state, card = _start(config)
-    except (SettingsError, CorpusError, ManifestError, MethodLoadError) as exc:
+        state, card = start_run(config)
+    except StartError as exc:
         raise pytest.UsageError(str(exc)) from None
     if state is None:
         return
@@ -62,52 +64,6 @@ def _covered_by_args(config: pytest.Config, corpus: Path) -> bool:
         if corpus == target or corpus.is_relative_to(target):
             return True
     return False
-
-
-def _start(config: pytest.Config) -> tuple[RunState | None, MethodCard | None]:
-    settings = read_settings(config)
-    if not settings.active or settings.corpus is None:
-        return None, None
-    if not settings.method:
-        raise SettingsError("--mteval-corpus needs --mteval-method (a folder or a name)")
-    corpus = load_corpus(settings.corpus.resolve()).filtered(
-        settings.segments, settings.domains, settings.difficulties
-    )
-    if not corpus.entries:
-        raise SettingsError(
-            f"{corpus.path}: no entry matches the segment/domain/difficulty filters"
-        )
-    registered: dict[str, MethodFactory] = {}
-    for found in config.hook.pytest_mteval_methods(config=config):
-        for name, factory in (found or {}).items():
-            if name in registered:
-                raise SettingsError(f"method name {name!r} is registered twice")
-            registered[name] = factory
-    source = find_method(settings.method, config.invocation_params.dir, registered)
-    ds = corpus.dataset
-    if source.manifest and not source.manifest.supports(ds.source_language, ds.target_language):
-        raise SettingsError(
-            f"method {source.name!r} supports {source.manifest.supported_pairs}, "
-            f"not {ds.source_language}>{ds.target_language}"
-        )
-    run_config = RunConfig(
-        source_language=ds.source_language,
-        target_language=ds.target_language,
-        model=settings.model,
-        temperature=settings.temperature,
-        condition=settings.condition or "baseline",
-        batch_size=settings.batch_size,
-        concurrency=settings.concurrency,
-        timeout_s=settings.timeout_s,
-        method_args=settings.method_args,
-        method_dir=str(source.directory or ""),
-    )
-    context = MetricContext(corpus=corpus)
-    found_metrics = config.hook.pytest_mteval_metrics(context=context)
-    plugins = [metric for found in found_metrics for metric in found or []]
-    state = RunState(settings, corpus, source, run_config, plugin_metrics=plugins)
-    card = load_method_card(settings.method_card) if settings.method_card else None
-    return state, card
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -156,6 +112,8 @@ class ActiveRun:
         self.method_card = card
         self.card: dict[str, Any] | None = None
         self.card_path: str | None = None
+        self.verdict: GateVerdict | None = None
+        self.baseline_written: str | None = None
 
     def pytest_unconfigure(self) -> None:
         self.state.runner.close()
@@ -165,12 +123,27 @@ class ActiveRun:
     ) -> pytest.Collector | None:
         if file_path.resolve() != self.state.corpus.path:
             return None
-        rootpath = self.config.rootpath
-        # Outside the rootdir pytest would give the file an empty node id; name it instead.
-        nodeid = None if file_path.is_relative_to(rootpath) else file_path.name
-        node = CorpusFile.from_parent(parent, path=file_path, nodeid=nodeid)
+        node = CorpusFile.from_parent(parent, path=file_path, nodeid=self._corpus_nodeid())
         node.state = self.state
         return node
+
+    def _corpus_nodeid(self) -> str | None:
+        """Outside the rootdir pytest would give the corpus an empty node id; name it by its
+        path relative to the rootdir instead (``../data/x.json``)."""
+        rootpath = self.config.rootpath
+        corpus = self.state.corpus.path
+        return None if corpus.is_relative_to(rootpath) else os.path.relpath(corpus, rootpath)
+
+    def pytest_sessionstart(self) -> None:
+        """Let ``--lf`` find a corpus outside the rootdir: pytest joins failed node ids onto
+        the rootdir without normalizing '..', so it would not recognize the corpus file."""
+        lf = self.config.pluginmanager.get_plugin("lfplugin")
+        nodeid = self._corpus_nodeid()
+        paths = getattr(lf, "_last_failed_paths", None)
+        if nodeid is None or not getattr(lf, "active", False) or not isinstance(paths, set):
+            return
+        if any(failed.startswith(nodeid + "::") for failed in getattr(lf, "lastfailed", {})):
+            paths.add(self.state.corpus.path)
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         """With no explicit paths, run the evaluation and mteval tests, not unrelated suites."""
@@ -203,20 +176,40 @@ class ActiveRun:
             self.state.records[record["entry_id"]] = record
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if hasattr(self.config, "workerinput") or not self.state.records:
+        state = self.state
+        if hasattr(self.config, "workerinput") or not state.records:
             return
         elapsed = time.perf_counter() - self.started
-        records = list(self.state.records.values())
-        card = build_card(
-            self.state, records, self.run_id, self.timestamp, elapsed, self.method_card
-        )
+        records = list(state.records.values())
+        card = build_card(state, records, self.run_id, self.timestamp, elapsed, self.method_card)
+        self.verdict = evaluate_gate(state.baseline, card, state.settings.gate, records)
+        card["gate"] = {**self.verdict.to_json(), "baseline_note": state.baseline_note}
+        card["cache"] = {"method_fingerprint": state.method_fingerprint, **cache_totals(records)}
         self.config.hook.pytest_mteval_run_card(card=card, config=self.config)
         self.card = seal(card)
-        target = self.state.settings.run_card or self._default_card_path()
+        target = state.settings.run_card or self._default_card_path()
         try:
             self.card_path = str(write_new(card, target))
         except (OSError, RunCardError) as exc:
             self.card_path = f"NOT WRITTEN: {exc}"
+        if not self.verdict.passed:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        elif state.settings.update_baseline:
+            self._update_baseline(session, card)
+
+    def _update_baseline(self, session: pytest.Session, card: dict[str, Any]) -> None:
+        settings = self.state.settings
+        if settings.baseline is None:
+            self.baseline_written = "not updated: --mteval-update-baseline needs --mteval-baseline"
+        elif session.exitstatus != pytest.ExitCode.OK:
+            self.baseline_written = "not updated: the run did not pass"
+        elif len(self.state.records) != len(self.state.corpus.entries) or (
+            settings.segments or settings.domains or settings.difficulties
+        ):
+            self.baseline_written = "not updated: the run did not cover the whole corpus"
+        else:
+            replace(card, settings.baseline)
+            self.baseline_written = f"written to {settings.baseline}"
 
     def _default_card_path(self) -> Path:
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -228,6 +221,16 @@ class ActiveRun:
         terminalreporter.section("mteval")
         for line in summary_lines(self.card, self.card_path or "-"):
             terminalreporter.write_line(line)
+        if self.verdict is None:
+            return
+        failed = not self.verdict.passed
+        terminalreporter.section("mteval gate", red=failed, green=not failed)
+        if self.state.baseline_note:
+            terminalreporter.write_line(self.state.baseline_note)
+        for line in gate_lines(self.verdict):
+            terminalreporter.write_line(line)
+        if self.baseline_written:
+            terminalreporter.write_line(f"baseline {self.baseline_written}")
 
 
 class XdistHooks:

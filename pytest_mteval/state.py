@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_mteval.cache import TranslationCache, translate_through
+from pytest_mteval.comparable import Comparable
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.evaluate import build_record
 from pytest_mteval.methods.loader import MethodSource
@@ -47,6 +49,10 @@ class RunState:
     runner: MethodRunner = field(default_factory=MethodRunner)
     warnings: list[str] = field(default_factory=list)
     records: dict[str, dict[str, Any]] = field(default_factory=dict)
+    baseline: Comparable | None = None
+    baseline_note: str = ""
+    cache: TranslationCache | None = None
+    method_fingerprint: str = ""
     _method: TranslationMethod | None = None
     _local: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -77,7 +83,15 @@ class RunState:
 
     def _translate(self, batch: int) -> None:
         entries = [self.corpus.entries[i] for i in self.batches[batch]]
-        results, warnings = translate_batch(self.runner, self.method, entries, self.run_config)
+        method = self.method
+        # Local methods (identity, replay, ...) opt out: recomputing beats reading a file.
+        cache = self.cache if getattr(method, "cacheable", True) else None
+        results, warnings = translate_through(
+            cache,
+            self.method_fingerprint,
+            entries,
+            lambda todo: translate_batch(self.runner, method, todo, self.run_config),
+        )
         self.warnings.extend(f"batch {batch}: {w}" for w in warnings)
         for index in self.batches[batch]:
             entry = self.corpus.entries[index]

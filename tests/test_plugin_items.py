@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,11 @@ def run(pytester: pytest.Pytester, corpus: Path, *args: str) -> pytest.RunResult
 def test_each_entry_is_an_item_under_its_batch(pytester, small_corpus):
     result = run(pytester, small_corpus, "--collect-only", "-q", "--mteval-batch-size=4")
     ids = [line for line in result.outlines if "::" in line]
+    # outside the rootdir, the corpus is named by its path relative to the rootdir
+    name = os.path.relpath(small_corpus, pytester.path)
+    assert name.startswith("..")
     assert ids == [
-        f"small.json::batch-{b:04d}::entry-{i}"
+        f"{name}::batch-{b:04d}::entry-{i}"
         for b, i in [(0, 1), (0, 2), (0, 3), (0, 4), (1, 5), (1, 6)]
     ]
 

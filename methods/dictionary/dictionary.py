@@ -27,6 +27,9 @@ def read_wordlist(path: Path) -> dict[str, str]:
 
 
 class DictionaryMethod:
+    #: Local and free: re-running beats a disk cache.
+    cacheable = False
+
     def __init__(self) -> None:
         self._tables: dict[Path, dict[str, str]] = {}
 

@@ -6,6 +6,9 @@ from pytest_mteval import MethodEntry, MethodResult, RunConfig
 
 
 class IdentityMethod:
+    #: Local and free: re-running beats a disk cache.
+    cacheable = False
+
     async def translate(self, entries: list[MethodEntry], config: RunConfig) -> list[MethodResult]:
         return [
             {"id": e["id"], "predicted": e["source"], "latency_s": 0.0, "error": None}

@@ -11,6 +11,9 @@ from pytest_mteval import MethodEntry, MethodResult, RunConfig
 
 
 class ReplayMethod:
+    #: Local and free: re-running beats a disk cache.
+    cacheable = False
+
     def __init__(self) -> None:
         self._loaded: tuple[str, dict[str, dict[str, Any]]] | None = None
 

@@ -1,0 +1,88 @@
+"""Turn a pytest configuration into a RunState: options, corpus, method, baseline, cache.
+
+Runs on the controller and on every xdist worker alike, so each process holds the same
+batches, the same baseline rows and the same method fingerprint.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import pytest_mteval
+from pytest_mteval.baseline import BaselineError, load_baseline
+from pytest_mteval.cache import TranslationCache, method_fingerprint
+from pytest_mteval.corpus import CorpusError, load_corpus
+from pytest_mteval.methods.loader import MethodFactory, MethodLoadError, find_method
+from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
+from pytest_mteval.methods.protocol import RunConfig
+from pytest_mteval.metrics.base import MetricContext
+from pytest_mteval.options import SettingsError, read_settings
+from pytest_mteval.state import RunState
+
+#: Every error that stops a run before it starts, each with a message shown as is.
+StartError = (SettingsError, CorpusError, ManifestError, MethodLoadError, BaselineError)
+
+
+def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None]:
+    """The run's state, or (None, None) when no corpus is configured."""
+    settings = read_settings(config)
+    if settings.corpus is None:
+        return None, None
+    if not settings.method:
+        raise SettingsError("--mteval-corpus needs --mteval-method (a folder or a name)")
+    corpus = load_corpus(settings.corpus.resolve()).filtered(
+        settings.segments, settings.domains, settings.difficulties
+    )
+    if not corpus.entries:
+        raise SettingsError(
+            f"{corpus.path}: no entry matches the segment/domain/difficulty filters"
+        )
+    source = find_method(settings.method, config.invocation_params.dir, _registered(config))
+    ds = corpus.dataset
+    if source.manifest and not source.manifest.supports(ds.source_language, ds.target_language):
+        raise SettingsError(
+            f"method {source.name!r} supports {source.manifest.supported_pairs}, "
+            f"not {ds.source_language}>{ds.target_language}"
+        )
+    run_config = RunConfig(
+        source_language=ds.source_language,
+        target_language=ds.target_language,
+        model=settings.model,
+        temperature=settings.temperature,
+        condition=settings.condition or "baseline",
+        batch_size=settings.batch_size,
+        concurrency=settings.concurrency,
+        timeout_s=settings.timeout_s,
+        method_args=settings.method_args,
+        method_dir=str(source.directory or ""),
+        fst_path=str(settings.fst) if settings.fst else None,
+    )
+    context = MetricContext(corpus=corpus, fst_path=settings.fst)
+    found = config.hook.pytest_mteval_metrics(context=context)
+    state = RunState(
+        settings,
+        corpus,
+        source,
+        run_config,
+        plugin_metrics=[metric for metrics in found for metric in metrics or []],
+        method_fingerprint=method_fingerprint(
+            source.name, source.directory, run_config, pytest_mteval.__version__
+        ),
+    )
+    if not settings.no_cache:
+        state.cache = TranslationCache(config.rootpath / ".mteval" / "cache")
+    if settings.baseline is not None:
+        loaded = load_baseline(settings.baseline, corpus, settings.allow_dataset_change)
+        state.baseline, state.baseline_note = loaded.comparable, loaded.note
+    card = load_method_card(settings.method_card) if settings.method_card else None
+    return state, card
+
+
+def _registered(config: pytest.Config) -> dict[str, MethodFactory]:
+    registered: dict[str, MethodFactory] = {}
+    for found in config.hook.pytest_mteval_methods(config=config):
+        for name, factory in (found or {}).items():
+            if name in registered:
+                raise SettingsError(f"method name {name!r} is registered twice")
+            registered[name] = factory
+    return registered
