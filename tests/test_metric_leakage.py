@@ -113,3 +113,5 @@ def test_target_analyzer_exempts_its_words() -> None:
     assert metric.score_entry(entry, "atimwak")["leaked_tokens"] == []
     entry = Entry(id=1, source="big house", reference="misikitiw")
     assert metric.score_entry(entry, "house")["leaked_tokens"] == ["house"]
+    dog = next(e for e in load_corpus(VOCAB).entries if e.source == "dog")
+    assert metric.score_entry(dog, "dog")["leaked_tokens"] == ["dog"]  # short, but rejected

@@ -8,8 +8,9 @@ following explains it (each rule removes a false alarm seen on real outputs):
 - it is a name: capitalized in the corpus's sources and never written there in lower case;
 - it spells like a word of the reference (similarity >= 0.75 after removing accents and
   case): an adapted loanword or name ("paraffin" for "parafini", "Lucía" for "Lucia");
-- it is shorter than 4 letters: short strings coincide across languages too often;
-- the target language's analyzer (when the run has one) accepts it.
+- the target language's analyzer (when the run has one) accepts it; without an analyzer, it
+  is shorter than 4 letters: short strings coincide across languages too often, while an
+  analyzer's rejection is evidence enough even for "dog".
 
 A predicted word is in the *wrong script* when its writing system is neither the target's
 (the dominant one of the corpus's references) nor one that this entry's reference uses, unless
@@ -79,8 +80,11 @@ class CodeSwitching:
                 or folded in reference
                 or folded in self.target_vocabulary
                 or folded in self.names
-                or sum(c.isalpha() for c in word) < MIN_LETTERS
-                or (self.is_target_word is not None and self.is_target_word(word))
+                or (
+                    self.is_target_word(word)
+                    if self.is_target_word is not None
+                    else sum(c.isalpha() for c in word) < MIN_LETTERS
+                )
                 or similar_to_any(plain(word), plain_reference)
             ):
                 continue
