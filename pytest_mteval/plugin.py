@@ -142,7 +142,7 @@ class ActiveRun:
         paths = getattr(lf, "_last_failed_paths", None)
         if nodeid is None or not getattr(lf, "active", False) or not isinstance(paths, set):
             return
-        if any(failed.startswith(nodeid + "::") for failed in getattr(lf, "lastfailed", {})):
+        if any(str(failed).startswith(nodeid + "::") for failed in getattr(lf, "lastfailed", {})):
             paths.add(self.state.corpus.path)
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:

@@ -15,13 +15,14 @@ MANIFEST = {
     "dependencies": [],
 }
 
-#: A method that logs every call (pid, ids, full entries) to calls.jsonl next to itself and
+#: A method that logs every call (pid, ids, full entries) to calls.jsonl beside its folder (not
+#: inside it: the folder's content is part of the method's cache fingerprint) and
 #: answers with the source upper-cased, or misbehaves as its method args ask.
-PROBE = '''
+PROBE = """
 import asyncio, json, os, time
 from pathlib import Path
 
-LOG = Path(__file__).with_name("calls.jsonl")
+LOG = Path(__file__).parent.with_name("calls.jsonl")
 
 class Probe:
     async def translate(self, entries, config):
@@ -40,7 +41,7 @@ class Probe:
             out[1]["id"] = "not-in-batch"
             out.append(dict(out[2]))
         return out
-'''
+"""
 
 
 def write_probe(directory: Path, source: str = PROBE) -> Path:
@@ -52,7 +53,7 @@ def write_probe(directory: Path, source: str = PROBE) -> Path:
 
 
 def calls(folder: Path) -> list[dict]:
-    log = folder / "calls.jsonl"
+    log = folder.parent / "calls.jsonl"
     if not log.exists():
         return []
     return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]

@@ -94,7 +94,9 @@ def test_bad_corpus_stops_the_run_with_one_message_and_no_traceback(pytester, tm
     entries = flores_entries(3)
     del entries[2]["source"]
     path = write(tmp_path, envelope(entries))
-    result = pytester.runpytest(f"--mteval-corpus={path}", f"--mteval-method={METHODS / 'identity'}")
+    result = pytester.runpytest(
+        f"--mteval-corpus={path}", f"--mteval-method={METHODS / 'identity'}"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     output = result.stdout.str() + result.stderr.str()
     assert f"{path}: entry 2 (id 3): field 'source': required field is missing" in output

@@ -132,7 +132,5 @@ def test_shipped_manifests_validate(folder):
     ],
 )
 def test_supported_pairs_compare_iso639_3_and_bcp47(tmp_path, pairs, source, target, supported):
-    path = write_manifest(
-        tmp_path, supported_pairs=pairs, dependency_class="S", dependencies=[]
-    )
+    path = write_manifest(tmp_path, supported_pairs=pairs, dependency_class="S", dependencies=[])
     assert load_manifest(path).supports(source, target) is supported

@@ -65,9 +65,7 @@ def test_without_a_corpus_the_plugin_stays_out_of_the_way(pytester):
     assert not (pytester.path / ".mteval").exists()
 
 
-def test_bare_run_evaluates_corpus_and_mteval_tests_but_not_unrelated_ones(
-    pytester, small_corpus
-):
+def test_bare_run_evaluates_corpus_and_mteval_tests_but_not_unrelated_ones(pytester, small_corpus):
     pytester.makepyfile(
         test_plain="def test_unrelated():\n    raise AssertionError('should not run')\n",
         test_mt="def test_predicted(mteval_result):\n    assert mteval_result['predicted']\n",

@@ -11,7 +11,11 @@ from conftest import CORPORA, DATA, METHODS
 
 pytest_plugins = ["pytester"]
 
-HAIKU = DATA / "upstream-runs" / "run_20260612_124749_anthropic_claudehaiku45_naive_all_b25_ebf42b_report.json"
+HAIKU = (
+    DATA
+    / "upstream-runs"
+    / "run_20260612_124749_anthropic_claudehaiku45_naive_all_b25_ebf42b_report.json"
+)
 
 
 def sacrebleu_cli(tmp_path, hyps, refs, *args):

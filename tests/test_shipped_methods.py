@@ -15,7 +15,11 @@ from pytest_mteval.translate import method_view
 
 pytest_plugins = ["pytester"]
 
-GEMINI_SME = DATA / "upstream-runs" / "run_20260612_125923_google_gemini35flash_naive_all_b25_c184e6_report.json"
+GEMINI_SME = (
+    DATA
+    / "upstream-runs"
+    / "run_20260612_125923_google_gemini35flash_naive_all_b25_c184e6_report.json"
+)
 
 
 def translate(folder, entries, **method_args):
@@ -60,7 +64,9 @@ def test_dictionary_bundled_list_is_used_by_default():
     corpus = load_corpus(CORPORA / "eng-crk-morphodict-vocab.json")
     results = translate("dictionary", corpus.entries[:20])
     assert all(r["error"] is None for r in results)
-    assert any(r["predicted"] != e.source for r, e in zip(results, corpus.entries[:20], strict=True))
+    assert any(
+        r["predicted"] != e.source for r, e in zip(results, corpus.entries[:20], strict=True)
+    )
 
 
 def test_replay_missing_prediction_fails_only_that_item(pytester, tmp_path):
