@@ -35,7 +35,9 @@ class Probe:
             await asyncio.sleep(60)
         if mode == "block":
             time.sleep(4)
-        out = [{"id": e["id"], "predicted": e["source"].upper(), "latency_s": 0.01} for e in entries]
+        out = [
+            {"id": e["id"], "predicted": e["source"].upper(), "latency_s": 0.01} for e in entries
+        ]
         if mode == "mangle":
             out[0]["predicted"] = 42
             out[1]["id"] = "not-in-batch"

@@ -23,7 +23,8 @@ def test_second_run_is_served_from_the_cache_with_original_latency(pytester, sma
     assert len(calls(probe)) == 1
     _, second = run(pytester, small_corpus, probe)
     assert len(calls(probe)) == 1  # no new method call
-    assert second["cache"]["cache_hits"] == 6 and first["cache"]["cache_hits"] == 0
+    assert second["cache"]["cache_hits"] == 6
+    assert first["cache"]["cache_hits"] == 0
     assert [r["predicted"] for r in second["results"]] == [r["predicted"] for r in first["results"]]
     assert [r["latency_s"] for r in second["results"]] == [r["latency_s"] for r in first["results"]]
     assert second["scores"]["chrf_plus_plus"] == first["scores"]["chrf_plus_plus"]
@@ -33,14 +34,16 @@ def test_no_cache_calls_the_method_again(pytester, small_corpus):
     probe = write_probe(pytester.path)
     run(pytester, small_corpus, probe)
     _, card = run(pytester, small_corpus, probe, "--mteval-no-cache")
-    assert len(calls(probe)) == 2 and card["cache"]["cache_hits"] == 0
+    assert len(calls(probe)) == 2
+    assert card["cache"]["cache_hits"] == 0
 
 
 def test_a_different_configuration_is_a_different_cache_key(pytester, small_corpus):
     probe = write_probe(pytester.path)
     run(pytester, small_corpus, probe, "--mteval-model=model-a")
     _, card = run(pytester, small_corpus, probe, "--mteval-model=model-b")
-    assert len(calls(probe)) == 2 and card["cache"]["cache_hits"] == 0
+    assert len(calls(probe)) == 2
+    assert card["cache"]["cache_hits"] == 0
 
 
 def test_errors_are_not_cached(pytester, small_corpus):

@@ -13,27 +13,88 @@ from conftest import METHODS
 
 pytest_plugins = ["pytester"]
 
-SPEC_TOP_LEVEL = (
-    "run_id harness_version timestamp elapsed_seconds model_slug model_id condition temperature "
-    "system_prompt_sha256 system_prompt_used coaching_data_sha256 fst_version tools_enabled "
-    "batch_size max_retries dataset scores totals results fingerprint run_card_hash"
-).split()
-SPEC_SCORES = (
-    "total exact_matches exact_match_rate equivalent_matches equivalent_match_rate fst_accepted "
-    "fst_acceptance_rate morphological_accuracy chrf_plus_plus semantic_score ter length_ratio "
-    "code_switching_rate hallucination_rate terminology_adherence tokens_per_second "
-    "entries_per_minute composite errors by_difficulty by_provenance by_domain "
-    "avg_latency_seconds median_latency_seconds p95_latency_seconds"
-).split()
-SPEC_TOTALS = (
-    "prompt_tokens completion_tokens reasoning_tokens cached_tokens total_cost_usd "
-    "cost_per_entry_usd cost_per_source_char"
-).split()
-SPEC_RESULT = (
-    "entry_id source expected raw_predicted predicted segment difficulty domain exact_match "
-    "chrf_score bleu_score latency_s cost_usd tool_call_count error plugin_metrics fst_valid "
-    "equivalent_match semantic_verdict code_switching_detected hallucination_detected"
-).split()
+SPEC_TOP_LEVEL = [
+    "run_id",
+    "harness_version",
+    "timestamp",
+    "elapsed_seconds",
+    "model_slug",
+    "model_id",
+    "condition",
+    "temperature",
+    "system_prompt_sha256",
+    "system_prompt_used",
+    "coaching_data_sha256",
+    "fst_version",
+    "tools_enabled",
+    "batch_size",
+    "max_retries",
+    "dataset",
+    "scores",
+    "totals",
+    "results",
+    "fingerprint",
+    "run_card_hash",
+]
+SPEC_SCORES = [
+    "total",
+    "exact_matches",
+    "exact_match_rate",
+    "equivalent_matches",
+    "equivalent_match_rate",
+    "fst_accepted",
+    "fst_acceptance_rate",
+    "morphological_accuracy",
+    "chrf_plus_plus",
+    "semantic_score",
+    "ter",
+    "length_ratio",
+    "code_switching_rate",
+    "hallucination_rate",
+    "terminology_adherence",
+    "tokens_per_second",
+    "entries_per_minute",
+    "composite",
+    "errors",
+    "by_difficulty",
+    "by_provenance",
+    "by_domain",
+    "avg_latency_seconds",
+    "median_latency_seconds",
+    "p95_latency_seconds",
+]
+SPEC_TOTALS = [
+    "prompt_tokens",
+    "completion_tokens",
+    "reasoning_tokens",
+    "cached_tokens",
+    "total_cost_usd",
+    "cost_per_entry_usd",
+    "cost_per_source_char",
+]
+SPEC_RESULT = [
+    "entry_id",
+    "source",
+    "expected",
+    "raw_predicted",
+    "predicted",
+    "segment",
+    "difficulty",
+    "domain",
+    "exact_match",
+    "chrf_score",
+    "bleu_score",
+    "latency_s",
+    "cost_usd",
+    "tool_call_count",
+    "error",
+    "plugin_metrics",
+    "fst_valid",
+    "equivalent_match",
+    "semantic_verdict",
+    "code_switching_detected",
+    "hallucination_detected",
+]
 
 
 @pytest.fixture
@@ -61,7 +122,8 @@ def test_card_has_every_spec_field(card_path):
     assert set(SPEC_SCORES) <= set(card["scores"])
     assert set(SPEC_TOTALS) <= set(card["totals"])
     assert all(set(SPEC_RESULT) <= set(row) for row in card["results"])
-    assert card["condition"] == "floor" and card["temperature"] == 0.3
+    assert card["condition"] == "floor"
+    assert card["temperature"] == 0.3
     assert card["dataset"]["entry_count"] == 6
     assert "nc:6|nw:2" in card["signatures"]["chrf_plus_plus"]
 
@@ -96,7 +158,8 @@ def test_verify_accepts_a_card_and_rejects_any_edit(card_path, tmp_path):
     tampered.write_text(json.dumps(card), encoding="utf-8")
     bad = mteval("verify", str(tampered))
     assert bad.returncode == 1
-    assert bad.stdout.count("\n") == 1 and "run_card_hash does not match" in bad.stdout
+    assert bad.stdout.count("\n") == 1
+    assert "run_card_hash does not match" in bad.stdout
     del card["scores"]
     tampered.write_text(json.dumps(card), encoding="utf-8")
     assert "field 'scores'" in mteval("verify", str(tampered)).stdout

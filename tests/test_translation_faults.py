@@ -64,7 +64,7 @@ def test_async_hang_times_out_as_errors(pytester, corpus):
 
 
 def test_method_blocking_the_event_loop_is_abandoned(pytester, corpus):
-    result, card = evaluate(pytester, corpus, "block", "--mteval-timeout=0.2")
+    _result, card = evaluate(pytester, corpus, "block", "--mteval-timeout=0.2")
     assert all("did not return within 0.2s" in e for e in errors_by_id(card).values())
     assert card["scores"]["total"] == 6
 
