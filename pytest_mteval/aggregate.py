@@ -64,14 +64,21 @@ def speed_scores(records: Sequence[Record], elapsed_s: float) -> dict[str, Any]:
     }
 
 
-def breakdown(records: Sequence[Record], key: Callable[[Record], Any]) -> dict[str, dict[str, Any]]:
-    """Quality scores per group (difficulty, provenance, domain), groups in sorted order."""
+def breakdown(
+    records: Sequence[Record],
+    key: Callable[[Record], Any],
+    extra: Callable[[Sequence[Record]], dict[str, Any]] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Quality scores per group (difficulty, provenance, domain), groups in sorted order;
+    ``extra`` adds what the caller computes per group (the composite)."""
     groups: dict[str, list[Record]] = {}
     for record in records:
-        groups.setdefault(str(key(record)) if key(record) is not None else "unknown", []).append(
-            record
-        )
-    return {name: _group_scores(groups[name]) for name in sorted(groups)}
+        value = key(record)
+        groups.setdefault("unknown" if value is None else str(value), []).append(record)
+    return {
+        name: {**_group_scores(groups[name]), **(extra(groups[name]) if extra else {})}
+        for name in sorted(groups)
+    }
 
 
 def _group_scores(records: Sequence[Record]) -> dict[str, Any]:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 import pytest_mteval
+from pytest_mteval import scoring
 from pytest_mteval.aggregate import breakdown, quality_scores, speed_scores
+from pytest_mteval.cost import run_totals
+from pytest_mteval.headline import group_composite, judge_run
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import DescribesPrompt
 from pytest_mteval.metrics import sacre
@@ -16,7 +19,19 @@ from pytest_mteval.runcard import ResultRow, Scores
 from pytest_mteval.state import RunState
 
 #: Record keys that are internal plumbing, not part of a result row.
-_INTERNAL = frozenset({"stats", "index", "batch"})
+_INTERNAL: Final = frozenset({"stats", "index", "batch"})
+#: Hallucination findings across entries: evidence for the card, not scores.
+_HALLUCINATION_EVIDENCE: Final = (
+    "hallucination_entries",
+    "hallucination_reasons",
+    "same_output_for_different_sources",
+    "another_entrys_reference",
+)
+_BREAKDOWNS: Final = (
+    ("by_difficulty", "difficulty"),
+    ("by_provenance", "provenance"),
+    ("by_domain", "domain"),
+)
 
 
 def build_card(
@@ -33,10 +48,19 @@ def build_card(
     scores.update(quality_scores(records), **speed_scores(records, elapsed_s))
     for metric in state.builtin_metrics:
         scores.update(metric.aggregate(records))
+    hallucination = {key: scores.pop(key) for key in _HALLUCINATION_EVIDENCE if key in scores}
     scores["plugin_metrics"] = {m.name: m.aggregate(records) for m in state.plugin_metrics}
-    scores["by_difficulty"] = breakdown(records, lambda r: r["difficulty"])
-    scores["by_provenance"] = breakdown(records, lambda r: r["provenance"])
-    scores["by_domain"] = breakdown(records, lambda r: r["domain"])
+    totals = run_totals(records)
+    profile = scoring.profile_for(any(m.name == "fst" for m in state.builtin_metrics))
+    judged, flags = judge_run(records, scores, profile, totals["cost_per_entry_usd"])
+    scores.update(judged)
+    flagged = frozenset(hallucination.get("hallucination_entries") or ())
+    for name, field in _BREAKDOWNS:
+        scores[name] = breakdown(
+            records,
+            lambda r, field=field: r[field],  # type: ignore[misc]
+            lambda rows: {"composite": group_composite(rows, scores, profile, flagged)},
+        )
     manifest = state.source.manifest
     return {
         "run_id": run_id,
@@ -53,7 +77,7 @@ def build_card(
         "fst_version": scores.get("fst_version"),
         "tools_enabled": sorted(getattr(state.method, "tools_enabled", []) or []),
         "batch_size": settings.batch_size,
-        "max_retries": config.max_retries,
+        "max_retries": _method_fields(state).get("max_retries", config.max_retries),
         "dataset": {
             "id": corpus.dataset.id,
             "version": corpus.dataset.version,
@@ -75,11 +99,14 @@ def build_card(
             "manifest": manifest.model_dump(by_alias=True) if manifest else None,
             "dependency_class": manifest.dependency_class if manifest else None,
             "run_config": config.to_json(),
+            "fields": _method_fields(state),
         },
         "method_card": method_card.model_dump(by_alias=True) if method_card else None,
         "signatures": sacre.signatures(),
         "scores": scores,
-        "totals": _totals(records, corpus_chars=sum(len(r["source"]) for r in records)),
+        "flags": flags,
+        "hallucination": hallucination,
+        "totals": totals,
         "warnings": list(state.warnings),
         "results": [_row(r) for r in sorted(records, key=lambda r: r["index"])],
         "fingerprint": "",
@@ -100,6 +127,12 @@ def _system_prompt(state: RunState) -> str:
     return ""
 
 
+def _method_fields(state: RunState) -> dict[str, Any]:
+    """What a method itself reports for the card (``run_card_fields(config)``), if anything."""
+    fields = getattr(state.method, "run_card_fields", None)
+    return dict(fields(state.run_config)) if callable(fields) else {}
+
+
 def _reported_model(records: Sequence[Record]) -> str | None:
     found = _first_metadata(records, "model_id")
     return None if found is None else str(found)
@@ -111,23 +144,3 @@ def _first_metadata(records: Sequence[Record], key: str) -> Any:
         if value:
             return value
     return None
-
-
-def _totals(records: Sequence[Record], corpus_chars: int) -> dict[str, Any]:
-    sums = dict.fromkeys(
-        ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens"), 0
-    )
-    for record in records:
-        for key in sums:
-            sums[key] += int((record.get("usage") or {}).get(key) or 0)
-    costs = [r.get("cost_usd") for r in records if r["error"] is None]
-    known = [float(c) for c in costs if c is not None]
-    total = sum(known) if known and len(known) == len(costs) else None
-    return {
-        **sums,
-        "total_cost_usd": total,
-        "cost_per_entry_usd": total / len(records) if total is not None and records else None,
-        "cost_per_source_char": total / corpus_chars
-        if total is not None and corpus_chars
-        else None,
-    }

@@ -69,7 +69,27 @@ def build_record(
         stats=stats,
     )
     for metric in builtin:
-        record.update(metric.score_entry(entry, predicted))
+        if not hasattr(metric, "score_batch"):
+            record.update(metric.score_entry(entry, predicted))
     for metric in plugins:
-        record["plugin_metrics"][metric.name] = metric.score_entry(entry, predicted)
+        try:
+            record["plugin_metrics"][metric.name] = metric.score_entry(entry, predicted)
+        except Exception as exc:  # a plugin's bug must not lose the entry's other scores
+            record["plugin_metrics"][metric.name] = {"error": f"{type(exc).__name__}: {exc}"}
     return record
+
+
+def score_batches(
+    entries: Sequence[Entry], records: Sequence[dict[str, Any]], builtin: Sequence[Metric]
+) -> None:
+    """Run the metrics that score a whole batch at once (an embedder, say) on its records."""
+    scored = [(e, r) for e, r in zip(entries, records, strict=True) if r["stats"] is not None]
+    if not scored:
+        return
+    for metric in builtin:
+        score_batch = getattr(metric, "score_batch", None)
+        if score_batch is None:
+            continue
+        outputs = score_batch([e for e, _ in scored], [r["predicted"] for _, r in scored])
+        for (_, record), output in zip(scored, outputs, strict=True):
+            record.update(output)

@@ -180,7 +180,8 @@ class ActiveRun:
         if hasattr(self.config, "workerinput") or not state.records:
             return
         elapsed = time.perf_counter() - self.started
-        records = list(state.records.values())
+        # corpus order, whatever order workers reported in: resampling depends on it
+        records = sorted(state.records.values(), key=lambda record: int(record["index"]))
         card = build_card(state, records, self.run_id, self.timestamp, elapsed, self.method_card)
         self.verdict = evaluate_gate(state.baseline, card, state.settings.gate, records)
         card["gate"] = {**self.verdict.to_json(), "baseline_note": state.baseline_note}
@@ -221,7 +222,11 @@ class ActiveRun:
         terminalreporter.section("mteval")
         for line in summary_lines(self.card, self.card_path or "-"):
             terminalreporter.write_line(line)
-        if self.verdict is None:
+        settings = self.state.settings
+        gated = (
+            settings.baseline or settings.gate.fail_under is not None or settings.gate.metric_gates
+        )
+        if self.verdict is None or (not gated and self.verdict.passed):
             return
         failed = not self.verdict.passed
         terminalreporter.section("mteval gate", red=failed, green=not failed)

@@ -10,36 +10,61 @@ def _num(value: Any, digits: int = 2, suffix: str = "") -> str:
     return "-" if value is None else f"{value:.{digits}f}{suffix}"
 
 
+def _with_interval(scores: Mapping[str, Any], key: str, digits: int) -> str:
+    text = _num(scores.get(key), digits)
+    ci = (scores.get("confidence_intervals") or {}).get("composite" if key == "composite" else key)
+    if ci and ci.get("lower") is not None:
+        text += f"  [{ci['lower']:.{digits}f}, {ci['upper']:.{digits}f}]"
+    return text
+
+
+def _groups(groups: Mapping[str, Mapping[str, Any]]) -> str:
+    parts = []
+    for name, g in groups.items():
+        composite = f" c{g['composite']:.2f}" if g.get("composite") is not None else ""
+        chrf = _num(g.get("chrf_plus_plus"), 1)
+        parts.append(f"{name}: n{g['count']} chrF {chrf}{composite}")
+    return "; ".join(parts)
+
+
 def summary_lines(card: Mapping[str, Any], path: str) -> list[str]:
     """The lines of the summary table for a written run card."""
     s = card["scores"]
     d = card["dataset"]
+    latency = (
+        f"{_num(s['median_latency_seconds'], 3, 's')} / {_num(s['p95_latency_seconds'], 3, 's')}"
+    )
     rows = [
         ("corpus", f"{d['id']} ({d['language_pair']}), {d['entry_count']} entries"),
         ("method", f"{card['method']['name']}  model {card['model_slug']}"),
         ("errors", str(s["errors"])),
-        ("chrF++", _num(s["chrf_plus_plus"])),
-        ("BLEU", _num(s["bleu"])),
+        ("chrF++", _with_interval(s, "chrf_plus_plus", 2)),
+        ("BLEU", _with_interval(s, "bleu", 2)),
         ("TER", _num(s["ter"])),
-        ("exact match", _num(s["exact_match_rate"], 3)),
-        (
-            "latency p50/p95",
-            _num(s["median_latency_seconds"], 3, "s")
-            + " / "
-            + _num(s["p95_latency_seconds"], 3, "s"),
-        ),
+        ("exact match", _with_interval(s, "exact_match_rate", 3)),
+        ("latency p50/p95", latency),
     ]
     for key, label in (
         ("fst_acceptance_rate", "FST acceptance"),
         ("equivalent_match_rate", "equivalent match"),
-        ("composite", "composite"),
+        ("code_switching_rate", "code-switching"),
+        ("hallucination_rate", "hallucination"),
+        ("semantic_score", "semantic"),
     ):
         if s.get(key) is not None:
             rows.append((label, _num(s[key], 3)))
+    if s.get("composite") is not None:
+        rows.append((f"composite ({s.get('scoring_profile')})", _with_interval(s, "composite", 3)))
     if s.get("quality_tier"):
         rows.append(("quality tier", str(s["quality_tier"])))
+    for key, label in (("by_difficulty", "by difficulty"), ("by_domain", "by domain")):
+        if len(s.get(key) or {}) > 1:
+            rows.append((label, _groups(s[key])))
     for flag in card.get("flags") or []:
         rows.append(("FLAG", f"{flag['code']}: {flag['message']}"))
+    total_cost = (card.get("totals") or {}).get("total_cost_usd")
+    if total_cost is not None:
+        rows.append(("cost", f"${total_cost:.4f}"))
     rows.append(("run card", path))
     width = max(len(label) for label, _ in rows)
     return [f"{label:<{width}}  {value}" for label, value in rows]

@@ -16,11 +16,22 @@ from pytest_mteval.methods.loader import MethodFactory, MethodLoadError, find_me
 from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
 from pytest_mteval.methods.protocol import RunConfig
 from pytest_mteval.metrics.base import MetricContext
+from pytest_mteval.metrics.equivalence import Judge
+from pytest_mteval.metrics.fst import FstError
+from pytest_mteval.metrics.registry import builtin_metrics
+from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.options import SettingsError, read_settings
 from pytest_mteval.state import RunState
 
 #: Every error that stops a run before it starts, each with a message shown as is.
-StartError = (SettingsError, CorpusError, ManifestError, MethodLoadError, BaselineError)
+StartError = (
+    SettingsError,
+    CorpusError,
+    ManifestError,
+    MethodLoadError,
+    BaselineError,
+    FstError,
+)
 
 
 def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None]:
@@ -44,6 +55,8 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
             f"method {source.name!r} supports {source.manifest.supported_pairs}, "
             f"not {ds.source_language}>{ds.target_language}"
         )
+    resources = corpus_resources(corpus)
+    fst_path = settings.fst or (resources.fst if resources else None)
     run_config = RunConfig(
         source_language=ds.source_language,
         target_language=ds.target_language,
@@ -55,15 +68,17 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         timeout_s=settings.timeout_s,
         method_args=settings.method_args,
         method_dir=str(source.directory or ""),
-        fst_path=str(settings.fst) if settings.fst else None,
+        fst_path=str(fst_path) if fst_path else None,
     )
     context = MetricContext(corpus=corpus, fst_path=settings.fst)
+    judge = _equivalence_judge(config)
     found = config.hook.pytest_mteval_metrics(context=context)
     state = RunState(
         settings,
         corpus,
         source,
         run_config,
+        builtin_metrics=builtin_metrics(context, judge),
         plugin_metrics=[metric for metrics in found for metric in metrics or []],
         method_fingerprint=method_fingerprint(
             source.name, source.directory, run_config, pytest_mteval.__version__
@@ -76,6 +91,14 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         state.baseline, state.baseline_note = loaded.comparable, loaded.note
     card = load_method_card(settings.method_card) if settings.method_card else None
     return state, card
+
+
+def _equivalence_judge(config: pytest.Config) -> Judge | None:
+    """The language plugins' equivalence hook, when any plugin implements it."""
+    hook = config.hook.pytest_mteval_equivalent
+    if not hook.get_hookimpls():
+        return None
+    return lambda entry, predicted: hook(entry=entry, predicted=predicted)
 
 
 def _registered(config: pytest.Config) -> dict[str, MethodFactory]:

@@ -15,7 +15,7 @@ from typing import Any
 from pytest_mteval.cache import TranslationCache, translate_through
 from pytest_mteval.comparable import Comparable
 from pytest_mteval.corpus import Corpus, Entry
-from pytest_mteval.evaluate import build_record
+from pytest_mteval.evaluate import build_record, score_batches
 from pytest_mteval.methods.loader import MethodSource
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 from pytest_mteval.metrics.base import Metric
@@ -93,13 +93,17 @@ class RunState:
             lambda todo: translate_batch(self.runner, method, todo, self.run_config),
         )
         self.warnings.extend(f"batch {batch}: {w}" for w in warnings)
-        for index in self.batches[batch]:
-            entry = self.corpus.entries[index]
-            self._local[entry.key] = build_record(
-                entry,
+        records = [
+            build_record(
+                self.corpus.entries[index],
                 index,
                 batch,
-                results[entry.key],
+                results[self.corpus.entries[index].key],
                 self.builtin_metrics,
                 self.plugin_metrics,
             )
+            for index in self.batches[batch]
+        ]
+        score_batches(entries, records, self.builtin_metrics)
+        for record in records:
+            self._local[record["entry_id"]] = record

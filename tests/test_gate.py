@@ -214,12 +214,14 @@ def test_runs_with_nothing_in_common_fail_with_a_reason():
 
 
 def test_fail_under_needs_no_baseline():
-    card = card_dict(replay_card(GPT55))  # composite 0.5987 (chrF++ 70.20, exact 0.3404)
-    low = evaluate_gate(None, card, GateOptions(fail_under=0.5))
+    card = card_dict(replay_card(GPT55))
+    composite = card["scores"]["composite"]
+    low = evaluate_gate(None, card, GateOptions(fail_under=round(composite - 0.05, 2)))
     assert low.passed
-    high = evaluate_gate(None, card, GateOptions(fail_under=0.7))
+    floor = round(composite + 0.05, 2)
+    high = evaluate_gate(None, card, GateOptions(fail_under=floor))
     assert not high.passed
-    assert "< 0.7" in high.rows[0].verdict
+    assert f"< {floor:g}" in high.rows[0].verdict
     nothing = evaluate_gate(None, card, GateOptions())
     assert nothing.passed
     assert nothing.rows == []

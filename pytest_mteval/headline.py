@@ -1,0 +1,92 @@
+"""The numbers a run is judged by: the composite (SCORING.md), its confidence interval, the
+quality tier, and the guards that cap the tier of a degenerate run.
+
+Interval and composite come from the same per-entry statistics (``comparable.entry_statistic``)
+that the baseline gate resamples, so the card, the gate and ``mteval compare`` agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import partial
+from typing import Any, Final
+
+from pytest_mteval import scoring, stats
+from pytest_mteval.comparable import constant_statistic, entry_statistic
+from pytest_mteval.guards import cap_tier, run_flags
+from pytest_mteval.metrics.base import Record
+
+#: Metrics whose interval the card reports, besides the composite.
+INTERVAL_METRICS: Final = ("chrf_plus_plus", "bleu", "exact_match_rate")
+#: Rates that also look across entries, so they are held at their run value when resampled.
+_RUN_LEVEL: Final = ("hallucination_rate",)
+
+
+def statistics_of(
+    records: Sequence[Record], scores: Mapping[str, Any], profile: str
+) -> dict[str, stats.Statistic]:
+    """Per-entry statistics of every metric the composite and the intervals need: only the
+    metrics the run measured (a metric family may record per-entry fields yet report null for
+    the run, as equivalent match does without variants)."""
+    rows = [dict(r) for r in records]
+    out: dict[str, stats.Statistic] = {}
+    for metric in (*INTERVAL_METRICS, *scoring.weights(profile)):
+        if metric not in INTERVAL_METRICS and scores.get(metric) is None:
+            continue
+        if metric in _RUN_LEVEL:
+            value = scores.get(metric)
+            if value is not None:
+                out[metric] = constant_statistic(float(value), len(rows))
+            continue
+        found = entry_statistic(metric, rows)
+        if found is not None:
+            out[metric] = found
+    return out
+
+
+def judge_run(
+    records: Sequence[Record],
+    scores: Mapping[str, Any],
+    profile: str,
+    cost_per_entry_usd: float | None,
+    human_validated: bool = False,
+) -> tuple[dict[str, Any], list[Any]]:
+    """Scores to add to the card (composite, tier, intervals...) and the run's flags."""
+    composite = scoring.composite({m: scores.get(m) for m in scoring.weights(profile)}, profile)
+    flags = run_flags(records)
+    tier = scoring.quality_tier(composite)
+    capped = cap_tier(tier, flags)
+    statistics = statistics_of(records, scores, profile)
+    intervals = stats.confidence_intervals(
+        statistics, {"composite": partial(scoring.composite, profile=profile)}
+    )
+    return {
+        "composite": composite,
+        "scoring_profile": profile,
+        "composite_metrics": scoring.available_metrics(scores, profile),
+        "quality_tier": scoring.labelled_tier(capped, human_validated=human_validated),
+        "quality_tier_uncapped": tier,
+        "cost_adjusted": scoring.cost_adjusted(composite, cost_per_entry_usd),
+        "confidence_intervals": {
+            name: dict(intervals[name])
+            for name in (*INTERVAL_METRICS, "composite")
+            if name in intervals
+        },
+    }, list(flags)
+
+
+def group_composite(
+    records: Sequence[Record],
+    run_scores: Mapping[str, Any],
+    profile: str,
+    hallucinated: frozenset[str],
+) -> float | None:
+    """The composite of a group of entries (a difficulty tier, a domain...), over the metrics
+    the whole run measured."""
+    statistics = statistics_of(records, run_scores, profile)
+    values = dict(stats.point_values(statistics, {}))
+    scored = [r for r in records if r.get("hallucination_detected") is not None]
+    if scored and run_scores.get("hallucination_rate") is not None:
+        flagged = sum(1 for r in scored if str(r["entry_id"]) in hallucinated)
+        values["hallucination_rate"] = flagged / len(scored)
+    return scoring.composite({m: values.get(m) for m in scoring.weights(profile)}, profile)
