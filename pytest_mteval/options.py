@@ -28,6 +28,8 @@ _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("condition", "experiment label recorded on the run card (default baseline)", None),
     ("run-card", "where to write the run card (default .mteval/runs/<time>-<id>.json)", None),
     ("fst", "target-language morphological analyzer (HFST optimized lookup)", None),
+    ("prices", "price table JSON overriding the shipped one (USD per million tokens)", None),
+    ("request-timeout", "seconds one request of an LLM method may take", None),
     ("baseline", "run card (or reference-harness report) to gate against", None),
     ("max-drop", "largest allowed drop of the composite against the baseline (0.0)", "0.0"),
     ("fail-under", "fail when the composite is below this floor", None),
@@ -95,6 +97,8 @@ class Settings:
     condition: str | None = None
     run_card: Path | None = None
     fst: Path | None = None
+    prices: Path | None = None
+    request_timeout_s: float | None = None
     baseline: Path | None = None
     gate: GateOptions = field(default_factory=GateOptions)
     entry_gate: EntryGateOptions = field(default_factory=EntryGateOptions)
@@ -159,6 +163,8 @@ def read_settings(config: pytest.Config) -> Settings:
         condition=value("condition"),
         run_card=path("run-card"),
         fst=path("fst"),
+        prices=path("prices"),
+        request_timeout_s=number("request-timeout", 0.001),
         baseline=path("baseline"),
         gate=gate,
         entry_gate=EntryGateOptions(

@@ -18,6 +18,7 @@ from pytest_mteval.build_card import build_card
 from pytest_mteval.cache import cache_totals
 from pytest_mteval.collect import CorpusFile, EntryItem
 from pytest_mteval.corpus import Entry
+from pytest_mteval.dry_run import estimate, estimate_lines
 from pytest_mteval.gate import GateVerdict, evaluate_gate, gate_lines
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import TranslationMethod
@@ -113,6 +114,7 @@ class ActiveRun:
         self.card: dict[str, Any] | None = None
         self.card_path: str | None = None
         self.verdict: GateVerdict | None = None
+        self.estimate: dict[str, Any] | None = None
         self.baseline_written: str | None = None
 
     def pytest_unconfigure(self) -> None:
@@ -158,6 +160,15 @@ class ActiveRun:
         if drop:
             self.config.hook.pytest_deselected(items=drop)
             items[:] = keep
+
+    def pytest_collection_finish(self) -> None:
+        if self.state.settings.dry_run:
+            self.estimate = estimate(self.state)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self) -> bool | None:
+        """A dry run stops after collection: nothing is translated, no card is written."""
+        return True if self.state.settings.dry_run else None
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
@@ -217,6 +228,10 @@ class ActiveRun:
         return self.config.rootpath / ".mteval" / "runs" / f"{stamp}-{self.run_id[:8]}.json"
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.estimate is not None:
+            terminalreporter.section("mteval dry run")
+            for line in estimate_lines(self.estimate):
+                terminalreporter.write_line(line)
         if self.card is None:
             return
         terminalreporter.section("mteval")

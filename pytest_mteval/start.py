@@ -20,7 +20,7 @@ from pytest_mteval.metrics.equivalence import Judge
 from pytest_mteval.metrics.fst import FstError
 from pytest_mteval.metrics.registry import builtin_metrics
 from pytest_mteval.metrics.resources import corpus_resources
-from pytest_mteval.options import SettingsError, read_settings
+from pytest_mteval.options import Settings, SettingsError, read_settings
 from pytest_mteval.state import RunState
 
 #: Every error that stops a run before it starts, each with a message shown as is.
@@ -66,7 +66,7 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         batch_size=settings.batch_size,
         concurrency=settings.concurrency,
         timeout_s=settings.timeout_s,
-        method_args=settings.method_args,
+        method_args=_method_args(settings),
         method_dir=str(source.directory or ""),
         fst_path=str(fst_path) if fst_path else None,
     )
@@ -91,6 +91,16 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         state.baseline, state.baseline_note = loaded.comparable, loaded.note
     card = load_method_card(settings.method_card) if settings.method_card else None
     return state, card
+
+
+def _method_args(settings: Settings) -> dict[str, str]:
+    """Method args, with the harness options that LLM methods read as args folded in."""
+    args = dict(settings.method_args)
+    if settings.prices is not None:
+        args.setdefault("prices", str(settings.prices))
+    if settings.request_timeout_s is not None:
+        args.setdefault("request_timeout_s", str(settings.request_timeout_s))
+    return args
 
 
 def _equivalence_judge(config: pytest.Config) -> Judge | None:

@@ -1,0 +1,41 @@
+"""``--mteval-dry-run``: what a run would cost (spec §10), estimated without calling anything."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_mteval.cost import estimate_run
+from pytest_mteval.methods.protocol import DescribesPrompt
+from pytest_mteval.pricing import load_prices
+from pytest_mteval.state import RunState
+from pytest_mteval.translate import method_view
+
+
+def estimate(state: RunState) -> dict[str, Any]:
+    """Token and cost estimate of the selected entries, from the method's own prompt."""
+    method, config = state.method, state.run_config
+    prompt = method.system_prompt(config) if isinstance(method, DescribesPrompt) else ""
+    calls = getattr(method, "max_calls_per_entry", None)
+    return estimate_run(
+        [method_view(e) for e in state.corpus.entries],
+        prompt,
+        load_prices(config.method_args.get("prices")),
+        config.model,
+        int(calls(config)) if callable(calls) else 1,
+    )
+
+
+def estimate_lines(figures: dict[str, Any]) -> list[str]:
+    cost = figures["estimated_cost_usd"]
+    lines = [
+        f"entries          {figures['entries']} (at most {figures['calls_per_entry']} calls each)",
+        f"model            {figures['model']}",
+        f"prompt tokens    ~{figures['prompt_tokens']}",
+        f"completion tok.  ~{figures['completion_tokens']}",
+        f"estimated cost   {'unknown' if cost is None else f'${cost:.4f}'}",
+        f"prices           {figures['prices']}",
+    ]
+    if figures.get("cost_note"):
+        lines.append(f"note             {figures['cost_note']}")
+    lines.append("nothing was translated: this was a dry run")
+    return lines
