@@ -10,7 +10,7 @@ import pytest_mteval
 from pytest_mteval import scoring
 from pytest_mteval.aggregate import breakdown, quality_scores, speed_scores
 from pytest_mteval.cost import run_totals
-from pytest_mteval.headline import group_composite, judge_run
+from pytest_mteval.headline import group_composite, judge_run, statistics_of
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import DescribesPrompt
 from pytest_mteval.metrics import sacre
@@ -52,15 +52,18 @@ def build_card(
     scores["plugin_metrics"] = {m.name: m.aggregate(records) for m in state.plugin_metrics}
     totals = run_totals(records)
     profile = scoring.profile_for(any(m.name == "fst" for m in state.builtin_metrics))
-    judged, flags = judge_run(records, scores, profile, totals["cost_per_entry_usd"])
+    statistics = statistics_of(records, scores, profile)
+    judged, flags = judge_run(records, scores, profile, statistics, totals["cost_per_entry_usd"])
     scores.update(judged)
     flagged = frozenset(hallucination.get("hallucination_entries") or ())
+    position = {r["entry_id"]: i for i, r in enumerate(records)}
+
+    def group_extra(group: Sequence[Record]) -> dict[str, Any]:
+        rows = [position[r["entry_id"]] for r in group]
+        return {"composite": group_composite(statistics, rows, group, profile, flagged)}
+
     for name, field in _BREAKDOWNS:
-        scores[name] = breakdown(
-            records,
-            lambda r, field=field: r[field],  # type: ignore[misc]
-            lambda rows: {"composite": group_composite(rows, scores, profile, flagged)},
-        )
+        scores[name] = breakdown(records, lambda r, field=field: r[field], group_extra)  # type: ignore[misc]
     manifest = state.source.manifest
     return {
         "run_id": run_id,

@@ -48,15 +48,16 @@ def judge_run(
     records: Sequence[Record],
     scores: Mapping[str, Any],
     profile: str,
+    statistics: Mapping[str, stats.Statistic],
     cost_per_entry_usd: float | None,
     human_validated: bool = False,
 ) -> tuple[dict[str, Any], list[Any]]:
-    """Scores to add to the card (composite, tier, intervals...) and the run's flags."""
+    """Scores to add to the card (composite, tier, intervals...) and the run's flags;
+    ``statistics`` are :func:`statistics_of` the same records."""
     composite = scoring.composite({m: scores.get(m) for m in scoring.weights(profile)}, profile)
     flags = run_flags(records)
     tier = scoring.quality_tier(composite)
     capped = cap_tier(tier, flags)
-    statistics = statistics_of(records, scores, profile)
     intervals = stats.confidence_intervals(
         statistics, {"composite": partial(scoring.composite, profile=profile)}
     )
@@ -76,17 +77,23 @@ def judge_run(
 
 
 def group_composite(
+    statistics: Mapping[str, stats.Statistic],
+    positions: Sequence[int],
     records: Sequence[Record],
-    run_scores: Mapping[str, Any],
     profile: str,
     hallucinated: frozenset[str],
 ) -> float | None:
-    """The composite of a group of entries (a difficulty tier, a domain...), over the metrics
-    the whole run measured."""
-    statistics = statistics_of(records, run_scores, profile)
-    values = dict(stats.point_values(statistics, {}))
+    """The composite of a group of entries (a difficulty tier, a domain...): the run's
+    per-entry statistics restricted to the group's ``positions``; ``records`` are the group's."""
+    rows = list(positions)
+    values = dict(
+        stats.point_values(
+            {name: stats.Statistic(s.rows[rows], s.finalize) for name, s in statistics.items()},
+            {},
+        )
+    )
     scored = [r for r in records if r.get("hallucination_detected") is not None]
-    if scored and run_scores.get("hallucination_rate") is not None:
+    if scored and "hallucination_rate" in statistics:
         flagged = sum(1 for r in scored if str(r["entry_id"]) in hallucinated)
         values["hallucination_rate"] = flagged / len(scored)
     return scoring.composite({m: values.get(m) for m in scoring.weights(profile)}, profile)

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -162,12 +163,29 @@ def seal(card: dict[str, Any]) -> dict[str, Any]:
     return card
 
 
+def render(card: dict[str, Any]) -> bytes:
+    """The card as UTF-8 JSON, one top-level key and one result row per line.
+
+    Readable with ``less`` and diffable line by line, yet written by the C JSON encoder (an
+    ``indent`` makes the json module fall back to pure Python: seconds on 10,000 entries).
+    """
+    dump = partial(json.dumps, ensure_ascii=False, allow_nan=False)
+    lines = []
+    for key, value in card.items():
+        if key == "results" and isinstance(value, list) and value:
+            rows = ",\n    ".join(dump(row) for row in value)
+            lines.append(f'  "results": [\n    {rows}\n  ]')
+        else:
+            lines.append(f"  {dump(key)}: {dump(value)}")
+    return ("{\n" + ",\n".join(lines) + "\n}\n").encode("utf-8")
+
+
 def write_new(card: dict[str, Any], path: Path) -> Path:
     """Write atomically to ``path``, or to a sibling named after the run when ``path`` exists.
 
     A run card is never overwritten: it may be the only record of a paid run.
     """
-    data = json.dumps(card, ensure_ascii=False, indent=2, allow_nan=False).encode("utf-8")
+    data = render(card)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".runcard-", suffix=".tmp", dir=path.parent)
     try:
@@ -188,7 +206,7 @@ def write_new(card: dict[str, Any], path: Path) -> Path:
 
 def replace(card: dict[str, Any], path: Path) -> None:
     """Atomically replace ``path`` (for updating a baseline on purpose)."""
-    data = json.dumps(card, ensure_ascii=False, indent=2, allow_nan=False).encode("utf-8")
+    data = render(card)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".runcard-", suffix=".tmp", dir=path.parent)
     with os.fdopen(fd, "wb") as handle:

@@ -20,8 +20,10 @@ it is a name taken from the source. An entry is flagged when it has either kind.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
@@ -36,11 +38,48 @@ SIMILAR = 0.75
 
 def similar_to_any(word: str, others: Iterable[str]) -> bool:
     """Whether ``word`` (already plain) spells like one of ``others`` (already plain)."""
+    return any(_similar(word, other) for other in others)
+
+
+def by_length(words: Iterable[str]) -> dict[int, list[str]]:
+    """Words grouped by length, so a comparison visits only lengths that could be similar."""
+    groups: dict[int, list[str]] = {}
+    for word in words:
+        groups.setdefault(len(word), []).append(word)
+    return groups
+
+
+def similar_to_any_of(word: str, groups: dict[int, list[str]]) -> bool:
+    """:func:`similar_to_any` over words grouped by :func:`by_length`; lengths beyond half the
+    word's length apart are never similar (the first bound of :func:`_similar`)."""
+    reach = len(word) // 2
     return any(
-        abs(len(other) - len(word)) <= len(word) // 2
-        and SequenceMatcher(None, word, other, autojunk=False).ratio() >= SIMILAR
-        for other in others
+        _similar(word, other)
+        for length in range(len(word) - reach, len(word) + reach + 1)
+        for other in groups.get(length, ())
     )
+
+
+@lru_cache(maxsize=1 << 18)
+def _similar(word: str, other: str) -> bool:
+    """difflib's ratio >= SIMILAR, for a pair of words (memoized: words recur across a corpus).
+
+    The length bound and the shared-letters bound checked first are upper bounds of ``ratio``
+    (difflib's ``real_quick_ratio`` and ``quick_ratio``), so they change no verdict.
+    """
+    total = len(word) + len(other)
+    if abs(len(other) - len(word)) > len(word) // 2 or not total:
+        return False
+    if 2.0 * min(len(word), len(other)) / total < SIMILAR:
+        return False
+    if 2.0 * (_letter_counts(word) & _letter_counts(other)).total() / total < SIMILAR:
+        return False
+    return SequenceMatcher(None, word, other, autojunk=False).ratio() >= SIMILAR
+
+
+@lru_cache(maxsize=65536)
+def _letter_counts(word: str) -> Counter[str]:
+    return Counter(word)
 
 
 def source_names(sources: Iterable[str]) -> frozenset[str]:
@@ -71,7 +110,7 @@ class CodeSwitching:
     def leaked(self, predicted_words: list[str], entry: Entry) -> list[str]:
         source = folded_words(entry.source)
         reference = folded_words(entry.reference)
-        plain_reference = [plain(w) for w in reference]
+        plain_reference = by_length(plain(w) for w in reference)
         found = []
         for word in predicted_words:
             folded = word.casefold()
@@ -85,7 +124,7 @@ class CodeSwitching:
                     if self.is_target_word is not None
                     else sum(c.isalpha() for c in word) < MIN_LETTERS
                 )
-                or similar_to_any(plain(word), plain_reference)
+                or similar_to_any_of(plain(word), plain_reference)
             ):
                 continue
             found.append(word)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 import regex
 
@@ -30,8 +31,10 @@ _SENTENCE_END = frozenset(".!?…:;。！？።፧؟\n-–—•")
 _OPENERS = frozenset(" \t\"'«»“”„‘’‚(「『[¿¡")
 
 
+@lru_cache(maxsize=1 << 16)
 def plain(word: str) -> str:
-    """Case-folded, without accents: the form in which spellings are compared."""
+    """Case-folded, without accents: the form in which spellings are compared (memoized:
+    the same words recur across a corpus)."""
     decomposed = unicodedata.normalize("NFD", word.casefold())
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
