@@ -155,6 +155,39 @@ class TranslationCache:
             _atomic_write(marker, "# created by pytest-mteval: the cache is not versioned\n*\n")
 
 
+def split_cached(
+    cache: TranslationCache | None, fingerprint: str, entries: Sequence[Entry]
+) -> tuple[dict[str, MethodResult], list[Entry]]:
+    """Results already on disk (keyed by entry key), and the entries still to translate."""
+    if cache is None:
+        return {}, list(entries)
+    found: dict[str, MethodResult] = {}
+    missing: list[Entry] = []
+    for entry in entries:
+        result = cache.get(fingerprint, method_view(entry))
+        if result is None:
+            missing.append(entry)
+        else:
+            result["id"] = entry.id
+            found[entry.key] = result
+    return found, missing
+
+
+def store(
+    cache: TranslationCache | None,
+    fingerprint: str,
+    entries: Sequence[Entry],
+    results: Mapping[str, MethodResult],
+) -> None:
+    """Keep fresh results on disk (the cache itself refuses errors)."""
+    if cache is None:
+        return
+    for entry in entries:
+        result = results.get(entry.key)
+        if result is not None:
+            cache.put(fingerprint, method_view(entry), result)
+
+
 def translate_through(
     cache: TranslationCache | None,
     fingerprint: str,
@@ -163,25 +196,12 @@ def translate_through(
 ) -> tuple[dict[str, MethodResult], list[str]]:
     """Results for ``entries``: cached ones from disk, the others from ``translate`` (then
     stored). With ``cache`` None this is ``translate(entries)``."""
-    if cache is None:
-        return translate(entries)
-    results: dict[str, MethodResult] = {}
-    missing: list[Entry] = []
-    for entry in entries:
-        found = cache.get(fingerprint, method_view(entry))
-        if found is None:
-            missing.append(entry)
-        else:
-            found["id"] = entry.id
-            results[entry.key] = found
+    results, missing = split_cached(cache, fingerprint, entries)
     warnings: list[str] = []
     if missing:
         fresh, warnings = translate(missing)
-        for entry in missing:
-            result = fresh.get(entry.key)
-            if result is not None:
-                cache.put(fingerprint, method_view(entry), result)
-                results[entry.key] = result
+        store(cache, fingerprint, missing, fresh)
+        results.update((e.key, fresh[e.key]) for e in missing if e.key in fresh)
     return results, warnings
 
 

@@ -162,9 +162,25 @@ class ActiveRun:
             self.config.hook.pytest_deselected(items=drop)
             items[:] = keep
 
-    def pytest_collection_finish(self) -> None:
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
         if self.state.settings.dry_run:
             self.estimate = estimate(self.state)
+        elif not hasattr(self.config, "workerinput"):
+            self.state.translator.plan(self._batch_order(session.items))
+
+    def _batch_order(self, items: list[pytest.Item]) -> list[int]:
+        """The batches a serial run will translate, in the order its items need them."""
+        state = self.state
+        index_of = {entry.key: i for i, entry in enumerate(state.corpus.entries)}
+        order: list[int] = []
+        for item in items:
+            if isinstance(item, EntryItem):
+                order.append(state.batch_of_name[state.names[item.index]])
+                continue
+            entry = getattr(getattr(item, "callspec", None), "params", {}).get("mteval_entry")
+            if isinstance(entry, Entry) and entry.key in index_of:
+                order.append(state.batch_of_name[state.names[index_of[entry.key]]])
+        return order
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self) -> bool | None:

@@ -64,7 +64,7 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         temperature=settings.temperature,
         condition=settings.condition or "baseline",
         batch_size=settings.batch_size,
-        concurrency=settings.concurrency,
+        concurrency=_per_process(config, settings.concurrency),
         timeout_s=settings.timeout_s,
         method_args=_method_args(settings),
         method_dir=str(source.directory or ""),
@@ -85,12 +85,19 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         ),
     )
     if not settings.no_cache:
-        state.cache = TranslationCache(config.rootpath / ".mteval" / "cache")
+        state.translator.cache = TranslationCache(config.rootpath / ".mteval" / "cache")
     if settings.baseline is not None:
         loaded = load_baseline(settings.baseline, corpus, settings.allow_dataset_change)
         state.baseline, state.baseline_note = loaded.comparable, loaded.note
     card = load_method_card(settings.method_card) if settings.method_card else None
     return state, card
+
+
+def _per_process(config: pytest.Config, concurrency: int) -> int:
+    """Each xdist worker gets its share of the allowed requests in flight."""
+    workerinput = getattr(config, "workerinput", None)
+    workers = int(workerinput.get("workercount", 1)) if isinstance(workerinput, dict) else 1
+    return max(1, concurrency // max(workers, 1))
 
 
 def _method_args(settings: Settings) -> dict[str, str]:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_mteval.cache import TranslationCache, translate_through
+from pytest_mteval.batches import BatchTranslator
 from pytest_mteval.comparable import Comparable
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.evaluate import build_record, score_batches
@@ -20,7 +20,7 @@ from pytest_mteval.methods.loader import MethodSource
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 from pytest_mteval.metrics.base import Metric
 from pytest_mteval.options import Settings
-from pytest_mteval.translate import MethodRunner, translate_batch
+from pytest_mteval.translate import MethodRunner
 
 _UNSAFE = re.compile(r"[^\w.\-]+")
 
@@ -46,12 +46,10 @@ class RunState:
     run_config: RunConfig
     builtin_metrics: list[Metric] = field(default_factory=list)
     plugin_metrics: list[Metric] = field(default_factory=list)
-    runner: MethodRunner = field(default_factory=MethodRunner)
     warnings: list[str] = field(default_factory=list)
     records: dict[str, dict[str, Any]] = field(default_factory=dict)
     baseline: Comparable | None = None
     baseline_note: str = ""
-    cache: TranslationCache | None = None
     method_fingerprint: str = ""
     _method: TranslationMethod | None = None
     _local: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -67,6 +65,16 @@ class RunState:
         self.batch_of_name = {
             self.names[i]: b for b, indexes in enumerate(self.batches) for i in indexes
         }
+        self.translator = BatchTranslator(
+            [[entries[i] for i in indexes] for indexes in self.batches],
+            lambda: self.method,
+            self.run_config,
+            fingerprint=self.method_fingerprint,
+        )
+
+    @property
+    def runner(self) -> MethodRunner:
+        return self.translator.runner
 
     @property
     def method(self) -> TranslationMethod:
@@ -83,15 +91,7 @@ class RunState:
 
     def _translate(self, batch: int) -> None:
         entries = [self.corpus.entries[i] for i in self.batches[batch]]
-        method = self.method
-        # Local methods (identity, replay, ...) opt out: recomputing beats reading a file.
-        cache = self.cache if getattr(method, "cacheable", True) else None
-        results, warnings = translate_through(
-            cache,
-            self.method_fingerprint,
-            entries,
-            lambda todo: translate_batch(self.runner, method, todo, self.run_config),
-        )
+        results, warnings = self.translator.translate(batch)
         self.warnings.extend(f"batch {batch}: {w}" for w in warnings)
         records = [
             build_record(

@@ -14,7 +14,9 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Coroutine, Sequence
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_mteval.corpus import Entry
@@ -46,14 +48,20 @@ class MethodRunner:
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def run(self, coro: Coroutine[Any, Any, Any], timeout_s: float) -> Any:
-        loop = self._ensure_loop()
-        future = asyncio.run_coroutine_threadsafe(asyncio.wait_for(coro, timeout_s), loop)
+    def submit(self, coro: Coroutine[Any, Any, Any], timeout_s: float) -> Future[Any]:
+        """Start ``coro`` on the loop, bounded by ``timeout_s``; returns at once."""
+        return asyncio.run_coroutine_threadsafe(
+            asyncio.wait_for(coro, timeout_s), self._ensure_loop()
+        )
+
+    def result(self, future: Future[Any], deadline: float, timeout_s: float) -> Any:
+        """The submitted coroutine's result, waiting until ``deadline`` (perf_counter) plus a
+        grace period; a loop still busy then is wedged by a blocking method: abandon it."""
         try:
-            return future.result(timeout_s + _GRACE_S)
+            return future.result(max(0.0, deadline - time.perf_counter()) + _GRACE_S)
         except FutureTimeout:
             future.cancel()
-            self._loop = None  # the loop is blocked by the method: abandon its thread
+            self._loop = None
             raise TimeoutError(f"method did not return within {timeout_s:g}s") from None
 
     def close(self) -> None:
@@ -69,25 +77,62 @@ class MethodRunner:
         return self._loop
 
 
+@dataclass
+class PendingBatch:
+    """A batch handed to the method and not yet collected."""
+
+    entries: list[Entry]
+    future: Future[Any] | None
+    started: float
+    timeout_s: float
+    failure: str | None = None
+
+
+def submit_batch(
+    runner: MethodRunner, method: TranslationMethod, entries: Sequence[Entry], config: RunConfig
+) -> PendingBatch:
+    """Start translating a batch without waiting, so several batches can be in flight."""
+    started = time.perf_counter()
+    pending = PendingBatch(list(entries), None, started, config.timeout_s)
+    if not entries:
+        return pending
+    try:
+        coro = method.translate([method_view(e) for e in entries], config)
+        pending.future = runner.submit(coro, config.timeout_s)
+    except Exception as exc:
+        pending.failure = f"method raised {type(exc).__name__}: {exc}"
+    return pending
+
+
+def collect_batch(
+    runner: MethodRunner, pending: PendingBatch
+) -> tuple[dict[str, MethodResult], list[str]]:
+    """Wait for a submitted batch; return one result per entry key, and batch warnings."""
+    entries = pending.entries
+    if pending.failure is not None:
+        return _all_failed(entries, pending.failure), []
+    if pending.future is None:
+        return {}, []
+    try:
+        raw = runner.result(pending.future, pending.started + pending.timeout_s, pending.timeout_s)
+    except TimeoutError as exc:
+        return _all_failed(entries, f"timeout: {exc or 'method did not return in time'}"), []
+    except Exception as exc:
+        return _all_failed(entries, f"method raised {type(exc).__name__}: {exc}"), []
+    elapsed = time.perf_counter() - pending.started
+    if not isinstance(raw, list):
+        return _all_failed(entries, f"method returned {type(raw).__name__}, not a list"), []
+    return _match_results(entries, raw, elapsed / max(len(entries), 1))
+
+
 def translate_batch(
     runner: MethodRunner,
     method: TranslationMethod,
     entries: Sequence[Entry],
     config: RunConfig,
 ) -> tuple[dict[str, MethodResult], list[str]]:
-    """Translate a batch; return one result per entry key, and batch-level warnings."""
-    views = [method_view(e) for e in entries]
-    started = time.perf_counter()
-    try:
-        raw = runner.run(method.translate(views, config), config.timeout_s)
-    except TimeoutError as exc:
-        return _all_failed(entries, f"timeout: {exc}"), []
-    except Exception as exc:
-        return _all_failed(entries, f"method raised {type(exc).__name__}: {exc}"), []
-    elapsed = time.perf_counter() - started
-    if not isinstance(raw, list):
-        return _all_failed(entries, f"method returned {type(raw).__name__}, not a list"), []
-    return _match_results(entries, raw, elapsed / max(len(entries), 1))
+    """Translate a batch and wait for it."""
+    return collect_batch(runner, submit_batch(runner, method, entries, config))
 
 
 def _match_results(

@@ -26,9 +26,14 @@ LOG = Path(__file__).parent.with_name("calls.jsonl")
 
 class Probe:
     async def translate(self, entries, config):
-        with LOG.open("a", encoding="utf-8") as log:
-            log.write(json.dumps({"pid": os.getpid(), "entries": entries}) + "\\n")
+        started = time.monotonic()
         mode = config.method_args.get("mode", "upper")
+        if mode == "slow":
+            await asyncio.sleep(0.3)
+        call = {"pid": os.getpid(), "entries": entries, "concurrency": config.concurrency,
+                "start": started, "end": time.monotonic()}
+        with LOG.open("a", encoding="utf-8") as log:
+            log.write(json.dumps(call) + "\\n")
         if mode == "raise":
             raise RuntimeError("backend exploded")
         if mode == "sleep":
