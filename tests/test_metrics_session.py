@@ -138,3 +138,26 @@ def test_equivalence_hook_of_a_language_plugin_is_used(pytester):
         for r in rows
     )
     assert card["scores"]["equivalent_match_rate"] == pytest.approx(expected / len(rows))
+
+
+def test_semantic_score_in_a_session_on_an_english_target(pytester, tmp_path):
+    """fra->eng FLORES (English target: the bundled English model can read it)."""
+    pytest.importorskip("sentence_transformers")
+    data = json.loads((CORPORA / "fra-eng-flores-devtest.json").read_text(encoding="utf-8"))
+    data["entries"] = data["entries"][:6]
+    corpus = tmp_path / "fra-eng-head.json"
+    corpus.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    perfect = tmp_path / "references.jsonl"
+    perfect.write_text(
+        "".join(
+            json.dumps({"id": e["id"], "predicted": e["reference"]}) + "\n" for e in data["entries"]
+        ),
+        encoding="utf-8",
+    )
+    _, same = run(
+        pytester, f"--mteval-method-arg=predictions={perfect}", corpus=corpus, method="replay"
+    )
+    _, copied = run(pytester, corpus=corpus, method="identity")
+    assert same["scores"]["semantic_score"] == pytest.approx(1.0, abs=1e-5)
+    assert "semantic_score" in same["scores"]["composite_metrics"]
+    assert copied["scores"]["semantic_score"] < same["scores"]["semantic_score"]
