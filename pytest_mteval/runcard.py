@@ -185,14 +185,8 @@ def write_new(card: dict[str, Any], path: Path) -> Path:
 
     A run card is never overwritten: it may be the only record of a paid run.
     """
-    data = render(card)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".runcard-", suffix=".tmp", dir=path.parent)
+    tmp = _synced_temp_file(render(card), path.parent)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
         for candidate in (path, path.with_name(f"{path.stem}-{card['run_id'][:8]}{path.suffix}")):
             try:
                 os.link(tmp, candidate)  # fails instead of replacing an existing file
@@ -206,14 +200,18 @@ def write_new(card: dict[str, Any], path: Path) -> Path:
 
 def replace(card: dict[str, Any], path: Path) -> None:
     """Atomically replace ``path`` (for updating a baseline on purpose)."""
-    data = render(card)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".runcard-", suffix=".tmp", dir=path.parent)
+    os.replace(_synced_temp_file(render(card), path.parent), path)
+
+
+def _synced_temp_file(data: bytes, folder: Path) -> str:
+    """A temporary file in ``folder`` (same filesystem, so linking or renaming is atomic)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".runcard-", suffix=".tmp", dir=folder)
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    return tmp
 
 
 def load(path: Path) -> dict[str, Any]:
