@@ -8,17 +8,15 @@ Usage: python scripts/build_crk_resources.py [--shared ../shared/data] [--out co
 
 from __future__ import annotations
 
-import argparse
 import csv
 import hashlib
 import io
-import json
 from pathlib import Path
 from typing import Any
 
 import hfst
+from converter_cli import REPO, base_parser, render
 
-REPO = Path(__file__).resolve().parents[1]
 FST_NAME = "crk-strict-analyzer-for-dictionary.hfstol"
 #: The sha256 recorded when the file was taken from morphodict @4187cb44 (shared SOURCE.md).
 FST_SHA256 = "489ae191edb03c76ecd7a3260a33eb331ebf2701dae18842009ac45efe27a54e"
@@ -64,24 +62,12 @@ def build(shared: Path, out: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--shared",
-        type=Path,
-        default=REPO.parent / "shared" / "data",
-        help="the shared data folder (default: ../shared/data)",
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=REPO / "corpora" / "resources" / "crk",
-        help="output folder (default: corpora/resources/crk/)",
-    )
+    parser = base_parser(__doc__.splitlines()[0], REPO / "corpora" / "resources" / "crk")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     document = build(args.shared, args.out)
     path = args.out / "crk.json"
-    path.write_bytes((json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
+    path.write_bytes(render(document))
     print(f"wrote {path} and {args.out / FST_NAME}")
 
 

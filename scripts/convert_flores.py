@@ -7,13 +7,12 @@ Usage: python scripts/convert_flores.py [--shared ../shared/data] [--out corpora
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+from converter_cli import REPO, base_parser, render
+
 CONVERTED = "2026-11-30"
 UPSTREAM_REPOSITORY = "https://github.com/Helsinki-NLP/OPUS-MT-testsets"
 UPSTREAM_COMMIT = "ac0f19c0be3cb4e0d9450fcb2d7a9847c4bdd180"
@@ -126,22 +125,8 @@ def build(folder: Path, source: str, target: str) -> dict[str, Any]:
     return {"dataset": dataset, "entries": entries}
 
 
-def render(document: dict[str, Any]) -> bytes:
-    """Deterministic bytes: UTF-8 without escapes, two-space indent, final newline."""
-    return (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-
-
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--shared",
-        type=Path,
-        default=REPO.parent / "shared" / "data",
-        help="the shared data folder (default: ../shared/data)",
-    )
-    parser.add_argument(
-        "--out", type=Path, default=REPO / "corpora", help="output folder (default: corpora/)"
-    )
+    parser = base_parser(__doc__.splitlines()[0], REPO / "corpora")
     args = parser.parse_args(argv)
     folder = args.shared / "flores200-devtest"
     args.out.mkdir(parents=True, exist_ok=True)

@@ -10,15 +10,14 @@ Usage: python scripts/convert_morphodict.py [--shared ../shared/data] [--out cor
 
 from __future__ import annotations
 
-import argparse
 import csv
 import hashlib
 import io
-import json
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+from converter_cli import REPO, base_parser, render
+
 CONVERTED = "2026-11-30"
 UPSTREAM_REPOSITORY = "https://github.com/UAlbertaALTLab/morphodict"
 UPSTREAM_COMMIT = "f9730fdd473f23220733172f32d664022bcb5f38"
@@ -124,22 +123,8 @@ def wordlist(path: Path) -> str:
     return header + "".join(f"{key}\t{table[key]}\n" for key in sorted(table))
 
 
-def render(document: dict[str, Any]) -> bytes:
-    """Deterministic bytes: UTF-8 without escapes, two-space indent, final newline."""
-    return (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-
-
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--shared",
-        type=Path,
-        default=REPO.parent / "shared" / "data",
-        help="the shared data folder (default: ../shared/data)",
-    )
-    parser.add_argument(
-        "--out", type=Path, default=REPO / "corpora", help="output folder (default: corpora/)"
-    )
+    parser = base_parser(__doc__.splitlines()[0], REPO / "corpora")
     parser.add_argument(
         "--wordlist",
         type=Path,

@@ -8,13 +8,13 @@ Usage: python scripts/convert_tatoeba.py [--shared ../shared/data] [--out corpor
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+from converter_cli import REPO, base_parser, render
+
 UPSTREAM_REPOSITORY = "https://github.com/gamedaysuits/gds-mt-eval-harness"
 UPSTREAM_COMMIT = "ce91520c5ec80129d60026405bc98c6ae8415c4a"
 SENTENCE_URL = "https://tatoeba.org/en/sentences/show/"
@@ -104,22 +104,8 @@ def build(path: Path) -> dict[str, Any]:
     return {"dataset": dataset, "entries": entries}
 
 
-def render(document: dict[str, Any]) -> bytes:
-    """Deterministic bytes: UTF-8 without escapes, two-space indent, final newline."""
-    return (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-
-
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--shared",
-        type=Path,
-        default=REPO.parent / "shared" / "data",
-        help="the shared data folder (default: ../shared/data)",
-    )
-    parser.add_argument(
-        "--out", type=Path, default=REPO / "corpora", help="output folder (default: corpora/)"
-    )
+    parser = base_parser(__doc__.splitlines()[0], REPO / "corpora")
     parser.add_argument("pairs", nargs="*", default=["eng-sme", "eng-sna"], help="e.g. eng-sme")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
