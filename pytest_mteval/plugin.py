@@ -15,17 +15,15 @@ from typing import Any
 import pytest
 
 from pytest_mteval import hookspecs
-from pytest_mteval.build_card import build_card
-from pytest_mteval.cache import cache_totals
 from pytest_mteval.collect import CorpusFile, EntryItem
 from pytest_mteval.corpus import Entry
 from pytest_mteval.dry_run import estimate, estimate_lines
-from pytest_mteval.gate import GateVerdict, evaluate_gate, gate_lines
+from pytest_mteval.finish import FinishedRun, finish_run, update_baseline
+from pytest_mteval.gate import gate_lines
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import TranslationMethod
 from pytest_mteval.options import add_options
 from pytest_mteval.report import summary_lines
-from pytest_mteval.runcard import RunCardError, replace, seal, write_new
 from pytest_mteval.start import StartError, start_run
 from pytest_mteval.state import RunState
 
@@ -87,8 +85,7 @@ def mteval_entry() -> Entry:
 def mteval_result(request: pytest.FixtureRequest, mteval_entry: Entry) -> Mapping[str, Any]:
     """The entry's record: prediction and metrics, the same one the entry item reports."""
     state = request.config.stash[STATE]
-    index = state.corpus.entries.index(mteval_entry)
-    record = state.record_for(index)
+    record = state.record_for(state.index_of[mteval_entry.key])
     request.node.stash[RECORD] = record
     return record
 
@@ -112,9 +109,7 @@ class ActiveRun:
         self.timestamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         self.started = time.perf_counter()
         self.method_card = card
-        self.card: dict[str, Any] | None = None
-        self.card_path: str | None = None
-        self.verdict: GateVerdict | None = None
+        self.finished: FinishedRun | None = None
         self.estimate: dict[str, Any] | None = None
         self.baseline_written: str | None = None
 
@@ -170,17 +165,15 @@ class ActiveRun:
 
     def _batch_order(self, items: list[pytest.Item]) -> list[int]:
         """The batches a serial run will translate, in the order its items need them."""
-        state = self.state
-        index_of = {entry.key: i for i, entry in enumerate(state.corpus.entries)}
-        order: list[int] = []
+        keys: list[str] = []
         for item in items:
             if isinstance(item, EntryItem):
-                order.append(state.batch_of_name[state.names[item.index]])
+                keys.append(self.state.corpus.entries[item.index].key)
                 continue
             entry = getattr(getattr(item, "callspec", None), "params", {}).get("mteval_entry")
-            if isinstance(entry, Entry) and entry.key in index_of:
-                order.append(state.batch_of_name[state.names[index_of[entry.key]]])
-        return order
+            if isinstance(entry, Entry):
+                keys.append(entry.key)
+        return self.state.batch_order(keys)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self) -> bool | None:
@@ -210,41 +203,22 @@ class ActiveRun:
         self.state.records[record["entry_id"]] = record
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        state = self.state
-        if hasattr(self.config, "workerinput") or not state.records:
+        if hasattr(self.config, "workerinput") or not self.state.records:
             return
-        elapsed = time.perf_counter() - self.started
-        # corpus order, whatever order workers reported in: resampling depends on it
-        records = sorted(state.records.values(), key=lambda record: int(record["index"]))
-        card = build_card(state, records, self.run_id, self.timestamp, elapsed, self.method_card)
-        self.verdict = evaluate_gate(state.baseline, card, state.settings.gate, records)
-        card["gate"] = {**self.verdict.to_json(), "baseline_note": state.baseline_note}
-        card["cache"] = {"method_fingerprint": state.method_fingerprint, **cache_totals(records)}
-        self.config.hook.pytest_mteval_run_card(card=card, config=self.config)
-        self.card = seal(card)
-        target = state.settings.run_card or self._default_card_path()
-        try:
-            self.card_path = str(write_new(card, target))
-        except (OSError, RunCardError) as exc:
-            self.card_path = f"NOT WRITTEN: {exc}"
-        if not self.verdict.passed:
+        self.finished = finish_run(
+            self.state,
+            self.run_id,
+            self.timestamp,
+            time.perf_counter() - self.started,
+            self.method_card,
+            lambda card: self.config.hook.pytest_mteval_run_card(card=card, config=self.config),
+            self._default_card_path(),
+        )
+        if not self.finished.verdict.passed:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        elif state.settings.update_baseline:
-            self._update_baseline(session, card)
-
-    def _update_baseline(self, session: pytest.Session, card: dict[str, Any]) -> None:
-        settings = self.state.settings
-        if settings.baseline is None:
-            self.baseline_written = "not updated: --mteval-update-baseline needs --mteval-baseline"
-        elif session.exitstatus != pytest.ExitCode.OK:
-            self.baseline_written = "not updated: the run did not pass"
-        elif len(self.state.records) != len(self.state.corpus.entries) or (
-            settings.segments or settings.domains or settings.difficulties
-        ):
-            self.baseline_written = "not updated: the run did not cover the whole corpus"
-        else:
-            replace(card, settings.baseline)
-            self.baseline_written = f"written to {settings.baseline}"
+        elif self.state.settings.update_baseline:
+            passed = session.exitstatus == pytest.ExitCode.OK
+            self.baseline_written = update_baseline(self.state, self.finished.card, passed)
 
     def _default_card_path(self) -> Path:
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -255,22 +229,23 @@ class ActiveRun:
             terminalreporter.section("mteval dry run")
             for line in estimate_lines(self.estimate):
                 terminalreporter.write_line(line)
-        if self.card is None:
+        finished = self.finished
+        if finished is None:
             return
         terminalreporter.section("mteval")
-        for line in summary_lines(self.card, self.card_path or "-"):
+        for line in summary_lines(finished.card, finished.card_path):
             terminalreporter.write_line(line)
         settings = self.state.settings
         gated = (
             settings.baseline or settings.gate.fail_under is not None or settings.gate.metric_gates
         )
-        if self.verdict is None or (not gated and self.verdict.passed):
+        if not gated and finished.verdict.passed:
             return
-        failed = not self.verdict.passed
+        failed = not finished.verdict.passed
         terminalreporter.section("mteval gate", red=failed, green=not failed)
         if self.state.baseline_note:
             terminalreporter.write_line(self.state.baseline_note)
-        for line in gate_lines(self.verdict):
+        for line in gate_lines(finished.verdict):
             terminalreporter.write_line(line)
         if self.baseline_written:
             terminalreporter.write_line(f"baseline {self.baseline_written}")

@@ -65,6 +65,7 @@ class RunState:
         self.batch_of_name = {
             self.names[i]: b for b, indexes in enumerate(self.batches) for i in indexes
         }
+        self.index_of = {entry.key: i for i, entry in enumerate(entries)}
         self.translator = BatchTranslator(
             [[entries[i] for i in indexes] for indexes in self.batches],
             lambda: self.method,
@@ -81,6 +82,14 @@ class RunState:
         if self._method is None:
             self._method = self.source.factory(self.run_config)
         return self._method
+
+    def batch_order(self, keys: Sequence[str]) -> list[int]:
+        """The batches of these entries (by key), in order of first need; unknown keys skipped."""
+        return [
+            self.batch_of_name[self.names[self.index_of[key]]]
+            for key in keys
+            if key in self.index_of
+        ]
 
     def record_for(self, index: int) -> dict[str, Any]:
         """The entry's record, translating its whole batch on first use in this process."""
