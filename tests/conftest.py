@@ -51,3 +51,11 @@ def small_corpus(tmp_path: Path) -> Path:
     path = tmp_path / "small.json"
     path.write_text(json.dumps(envelope(entries), ensure_ascii=False), encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """pytester, with pytest-asyncio left out of the inner runs: they have no ini file, so it
+    would warn there about its unset loop scope, and pytest-mteval owns its own event loop."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:asyncio")
+    return pytester
