@@ -243,8 +243,9 @@ class ActiveRun:
             return
         failed = not finished.verdict.passed
         terminalreporter.section("mteval gate", red=failed, green=not failed)
-        if self.state.baseline_note:
-            terminalreporter.write_line(self.state.baseline_note)
+        note = self.state.baseline_note
+        if note and (self.state.baseline is None or "dataset changed" in note):
+            terminalreporter.write_line(note)  # the gate lines name a baseline already
         for line in gate_lines(finished.verdict):
             terminalreporter.write_line(line)
         if self.baseline_written:

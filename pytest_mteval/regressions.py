@@ -100,7 +100,7 @@ def inspection_card(baseline_row: Row | None, record: Row, reasons: Sequence[str
             continue
         old, new = before.get(key), record.get(key)
         change = _change(old, new)
-        lines.append(f"  {label:<16}{_value(old)} -> {_value(new)}{change}")
+        lines.append(f"  {label:<18}{_value(old)} -> {_value(new)}{change}")
     rejected_now = record.get("fst_rejected_words")
     rejected_before = before.get("fst_rejected_words")
     if rejected_now or rejected_before:
