@@ -49,8 +49,17 @@ class BatchTranslator:
             self._start(ahead)
         started = self._started.pop(batch)
         fresh, warnings = collect_batch(self.runner, started.pending)
-        store(self._cache(), self.fingerprint, started.pending.entries, fresh)
+        store(self.cache, self.fingerprint, started.pending.entries, fresh)
         return {**started.cached, **fresh}, warnings
+
+    def drain(self) -> None:
+        """When a run stops early (-x, a failed gate, Ctrl-C), wait for the batches started
+        ahead (each within its own timeout) and keep their results in the cache: they may
+        have been paid for. A second Ctrl-C stops the wait."""
+        for started in self._started.values():
+            fresh, _ = collect_batch(self.runner, started.pending)
+            store(self.cache, self.fingerprint, started.pending.entries, fresh)
+        self._started.clear()
 
     def _ahead_of(self, batch: int) -> list[int]:
         depth = self.config.concurrency // max(self.config.batch_size, 1) - 1
@@ -62,10 +71,6 @@ class BatchTranslator:
     def _start(self, batch: int) -> None:
         if batch in self._started:
             return
-        cached, missing = split_cached(self._cache(), self.fingerprint, self.batches[batch])
+        cached, missing = split_cached(self.cache, self.fingerprint, self.batches[batch])
         pending = submit_batch(self.runner, self.method(), missing, self.config)
         self._started[batch] = _Started(cached, pending)
-
-    def _cache(self) -> TranslationCache | None:
-        # Local methods (identity, replay, ...) opt out: recomputing beats reading a file.
-        return self.cache if getattr(self.method(), "cacheable", True) else None

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from typing import Any, Final
+from collections.abc import Callable, Sequence
+from typing import Any, Final, TypeVar
 
 import pytest_mteval
 from pytest_mteval import scoring
@@ -19,7 +19,7 @@ from pytest_mteval.runcard import ResultRow, Scores
 from pytest_mteval.state import RunState
 
 #: Record keys that are internal plumbing, not part of a result row.
-_INTERNAL: Final = frozenset({"stats", "index", "batch"})
+_INTERNAL: Final = frozenset({"stats", "index", "batch", "batch_warnings"})
 #: Hallucination findings across entries: evidence for the card, not scores.
 _HALLUCINATION_EVIDENCE: Final = (
     "hallucination_entries",
@@ -43,7 +43,10 @@ def build_card(
     method_card: MethodCard | None,
 ) -> dict[str, Any]:
     settings, corpus, config = state.settings, state.corpus, state.run_config
-    prompt = _system_prompt(state)
+    warnings = [w for r in records for w in r.get("batch_warnings") or ()]
+    prompt = _guarded(warnings, "system_prompt", "", lambda: _system_prompt(state))
+    no_fields: dict[str, Any] = {}
+    method_fields = _guarded(warnings, "run_card_fields", no_fields, lambda: _method_fields(state))
     scores: dict[str, Any] = dict.fromkeys(Scores.model_fields)  # null where not measured
     scores.update(quality_scores(records), **speed_scores(records, elapsed_s))
     for metric in state.builtin_metrics:
@@ -80,7 +83,7 @@ def build_card(
         "fst_version": scores.get("fst_version"),
         "tools_enabled": sorted(getattr(state.method, "tools_enabled", []) or []),
         "batch_size": settings.batch_size,
-        "max_retries": _method_fields(state).get("max_retries", config.max_retries),
+        "max_retries": method_fields.get("max_retries", config.max_retries),
         "dataset": {
             "id": corpus.dataset.id,
             "version": corpus.dataset.version,
@@ -102,7 +105,7 @@ def build_card(
             "manifest": manifest.model_dump(by_alias=True) if manifest else None,
             "dependency_class": manifest.dependency_class if manifest else None,
             "run_config": config.to_json(),
-            "fields": _method_fields(state),
+            "fields": method_fields,
         },
         "method_card": method_card.model_dump(by_alias=True) if method_card else None,
         "signatures": sacre.signatures(),
@@ -110,11 +113,23 @@ def build_card(
         "flags": flags,
         "hallucination": hallucination,
         "totals": totals,
-        "warnings": list(state.warnings),
+        "warnings": warnings,
         "results": [_row(r) for r in sorted(records, key=lambda r: r["index"])],
         "fingerprint": "",
         "run_card_hash": "",
     }
+
+
+T = TypeVar("T")
+
+
+def _guarded(warnings: list[str], what: str, fallback: T, call: Callable[[], T]) -> T:
+    """What the method reports about itself; its failure must not cost the run its card."""
+    try:
+        return call()
+    except Exception as exc:
+        warnings.append(f"method {what}() failed: {type(exc).__name__}: {exc}")
+        return fallback
 
 
 def _row(record: Record) -> dict[str, Any]:

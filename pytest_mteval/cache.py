@@ -35,6 +35,11 @@ from pytest_mteval.translate import method_view
 #: RunConfig fields that cannot change an output (scheduling, and where the folder lives:
 #: its content is hashed instead, so a checkout elsewhere hits the same cache).
 VOLATILE_CONFIG: Final = frozenset({"concurrency", "timeout_s", "method_dir"})
+#: Method args that tune the harness's client, not what the model is asked: changing them
+#: (a longer timeout after timeouts, a corrected price file) must not discard paid results.
+VOLATILE_ARGS: Final = frozenset(
+    {"request_timeout_s", "prices", "max_attempts", "retry_after_max_s", "api_key_env"}
+)
 #: Files and folders of a method folder that are not the method.
 _SKIPPED: Final = frozenset({"__pycache__", ".git", ".mteval", ".pytest_cache"})
 FORMAT: Final = 1
@@ -76,7 +81,9 @@ def fingerprint_components(
     config = {k: _content(v) for k, v in sorted(raw.items()) if k not in VOLATILE_CONFIG}
     args = config.get("method_args")
     if isinstance(args, Mapping):
-        config["method_args"] = {k: _content(v) for k, v in sorted(args.items())}
+        config["method_args"] = {
+            k: _content(v) for k, v in sorted(args.items()) if k not in VOLATILE_ARGS
+        }
     return {
         "format": FORMAT,
         "method_id": method_id,

@@ -175,7 +175,7 @@ def estimate_run(
 
 def _is_billed(record: Mapping[str, Any]) -> bool:
     usage = record.get("usage") or {}
-    tokens = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
+    tokens = (usage.get("prompt_tokens") or 0) + (usage.get("completion_tokens") or 0)
     return tokens > 0 or record.get("cost_usd") is not None
 
 

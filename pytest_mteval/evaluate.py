@@ -6,7 +6,8 @@ controller on the test report, so they carry sufficient statistics rather than o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from pytest_mteval.corpus import Entry
@@ -70,13 +71,22 @@ def build_record(
     )
     for metric in builtin:
         if not hasattr(metric, "score_batch"):
-            record.update(metric.score_entry(entry, predicted))
+            with _recorded_failure(record, metric.name):
+                record.update(metric.score_entry(entry, predicted))
     for metric in plugins:
-        try:
+        with _recorded_failure(record, metric.name):
             record["plugin_metrics"][metric.name] = metric.score_entry(entry, predicted)
-        except Exception as exc:  # a plugin's bug must not lose the entry's other scores
-            record["plugin_metrics"][metric.name] = {"error": f"{type(exc).__name__}: {exc}"}
     return record
+
+
+@contextmanager
+def _recorded_failure(record: dict[str, Any], metric: str) -> Iterator[None]:
+    """A metric that fails on one entry leaves a note there; the translation and every other
+    score of the entry are kept, and the entry is never translated again."""
+    try:
+        yield
+    except Exception as exc:
+        record.setdefault("metric_errors", {})[metric] = f"{type(exc).__name__}: {exc}"
 
 
 def score_batches(
@@ -90,6 +100,11 @@ def score_batches(
         score_batch = getattr(metric, "score_batch", None)
         if score_batch is None:
             continue
-        outputs = score_batch([e for e, _ in scored], [r["predicted"] for _, r in scored])
+        try:
+            outputs = score_batch([e for e, _ in scored], [r["predicted"] for _, r in scored])
+        except Exception as exc:
+            for _, record in scored:
+                record.setdefault("metric_errors", {})[metric.name] = f"{type(exc).__name__}: {exc}"
+            continue
         for (_, record), output in zip(scored, outputs, strict=True):
             record.update(output)

@@ -37,7 +37,8 @@ def finish_run(
     card = build_card(state, records, run_id, timestamp, elapsed_s, method_card)
     verdict = evaluate_gate(state.baseline, card, state.settings.gate, records)
     card["gate"] = {**verdict.to_json(), "baseline_note": state.baseline_note}
-    card["cache"] = {"method_fingerprint": state.method_fingerprint, **cache_totals(records)}
+    fingerprint = state.translator.fingerprint or None  # None: no cache in use
+    card["cache"] = {"method_fingerprint": fingerprint, **cache_totals(records)}
     extend(card)
     seal(card)
     try:

@@ -84,6 +84,7 @@ class Settings:
 
     corpus: Path | None
     method: str | None
+    method_base: Path = Path()
     method_card: Path | None = None
     method_args: dict[str, str] = field(default_factory=dict)
     segments: tuple[str, ...] = ()
@@ -107,10 +108,6 @@ class Settings:
     no_cache: bool = False
     dry_run: bool = False
 
-    @property
-    def active(self) -> bool:
-        return self.corpus is not None
-
 
 def read_settings(config: pytest.Config) -> Settings:
     """Merge command line over ini, resolve paths against the invocation directory."""
@@ -130,9 +127,14 @@ def read_settings(config: pytest.Config) -> Settings:
     def flag(name: str) -> bool:
         return bool(config.getoption(_dest(name)) or config.getini(_dest(name)))
 
+    def base_of(name: str) -> Path:
+        """Command-line paths are relative to where pytest runs, ini paths to the ini file."""
+        from_ini = config.getoption(_dest(name)) is None
+        return config.inipath.parent if from_ini and config.inipath else base
+
     def path(name: str) -> Path | None:
         raw = value(name)
-        return None if raw is None else (base / raw)
+        return None if raw is None else base_of(name) / raw
 
     def number(name: str, low: float | None = None, high: float | None = None) -> float | None:
         raw = value(name)
@@ -150,6 +152,7 @@ def read_settings(config: pytest.Config) -> Settings:
     return Settings(
         corpus=path("corpus"),
         method=value("method"),
+        method_base=base_of("method"),
         method_card=path("method-card"),
         method_args=_key_values(values("method-arg")),
         segments=tuple(values("segment")),

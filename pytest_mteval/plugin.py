@@ -114,6 +114,7 @@ class ActiveRun:
         self.baseline_written: str | None = None
 
     def pytest_unconfigure(self) -> None:
+        self.state.translator.drain()
         self.state.runner.close()
 
     def pytest_collect_file(

@@ -75,9 +75,13 @@ class PriceTable:
 
 def load_prices(override: str | Path | None = None) -> PriceTable:
     """The shipped table, with the rows of ``override`` (same file shape) replacing or adding."""
+    return _shipped() if not override else _with_override(str(override))
+
+
+@lru_cache(maxsize=8)
+def _with_override(override: str) -> PriceTable:
+    """Read once per process and path: every batch of an LLM method asks for the table."""
     shipped = _shipped()
-    if not override:
-        return shipped
     path = Path(override)
     rows = _parse(_read(path), str(path))
     return PriceTable({**shipped.models, **rows}, f"{shipped.origin} + override {path}")

@@ -21,6 +21,7 @@ from pytest_mteval.metrics.fst import FstError
 from pytest_mteval.metrics.registry import builtin_metrics
 from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.options import Settings, SettingsError, read_settings
+from pytest_mteval.pricing import PriceError, load_prices
 from pytest_mteval.state import RunState
 
 #: Every error that stops a run before it starts, each with a message shown as is.
@@ -48,13 +49,18 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         raise SettingsError(
             f"{corpus.path}: no entry matches the segment/domain/difficulty filters"
         )
-    source = find_method(settings.method, config.invocation_params.dir, _registered(config))
+    source = find_method(settings.method, settings.method_base, _registered(config))
     ds = corpus.dataset
     if source.manifest and not source.manifest.supports(ds.source_language, ds.target_language):
         raise SettingsError(
             f"method {source.name!r} supports {source.manifest.supported_pairs}, "
             f"not {ds.source_language}>{ds.target_language}"
         )
+    if settings.prices is not None:
+        try:
+            load_prices(settings.prices)  # read and checked once, here, not per batch
+        except PriceError as exc:
+            raise SettingsError(f"--mteval-prices: {exc}") from None
     resources = corpus_resources(corpus)
     fst_path = settings.fst or (resources.fst if resources else None)
     run_config = RunConfig(
@@ -80,17 +86,34 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         run_config,
         builtin_metrics=builtin_metrics(context, judge),
         plugin_metrics=[metric for metrics in found for metric in metrics or []],
-        method_fingerprint=method_fingerprint(
-            source.name, source.directory, run_config, pytest_mteval.__version__
-        ),
     )
-    if not settings.no_cache:
+    _check_method(state)
+    if not settings.no_cache and getattr(state.method, "cacheable", True):
         state.translator.cache = TranslationCache(config.rootpath / ".mteval" / "cache")
+        state.translator.fingerprint = method_fingerprint(
+            source.name, source.directory, run_config, pytest_mteval.__version__
+        )
     if settings.baseline is not None:
         loaded = load_baseline(settings.baseline, corpus, settings.allow_dataset_change)
         state.baseline, state.baseline_note = loaded.comparable, loaded.note
     card = load_method_card(settings.method_card) if settings.method_card else None
     return state, card
+
+
+def _check_method(state: RunState) -> None:
+    """Build the method and let it check its setup now, so that a broken method stops the
+    run with one message instead of failing every entry."""
+    try:
+        method = state.method
+        prepare = getattr(method, "prepare", None)
+        if callable(prepare):
+            prepare(state.run_config)
+    except MethodLoadError:
+        raise
+    except Exception as exc:
+        raise MethodLoadError(f"method {state.source.name!r} cannot start: {exc}") from None
+    if not callable(getattr(method, "translate", None)):
+        raise MethodLoadError(f"method {state.source.name!r} has no translate(entries, config)")
 
 
 def _per_process(config: pytest.Config, concurrency: int) -> int:

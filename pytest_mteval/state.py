@@ -46,11 +46,9 @@ class RunState:
     run_config: RunConfig
     builtin_metrics: list[Metric] = field(default_factory=list)
     plugin_metrics: list[Metric] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
     records: dict[str, dict[str, Any]] = field(default_factory=dict)
     baseline: Comparable | None = None
     baseline_note: str = ""
-    method_fingerprint: str = ""
     _method: TranslationMethod | None = None
     _local: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -70,7 +68,6 @@ class RunState:
             [[entries[i] for i in indexes] for indexes in self.batches],
             lambda: self.method,
             self.run_config,
-            fingerprint=self.method_fingerprint,
         )
 
     @property
@@ -101,7 +98,6 @@ class RunState:
     def _translate(self, batch: int) -> None:
         entries = [self.corpus.entries[i] for i in self.batches[batch]]
         results, warnings = self.translator.translate(batch)
-        self.warnings.extend(f"batch {batch}: {w}" for w in warnings)
         records = [
             build_record(
                 self.corpus.entries[index],
@@ -114,5 +110,7 @@ class RunState:
             for index in self.batches[batch]
         ]
         score_batches(entries, records, self.builtin_metrics)
+        if warnings:  # on a record, so that they reach the controller under xdist too
+            records[0]["batch_warnings"] = [f"batch {batch}: {w}" for w in warnings]
         for record in records:
             self._local[record["entry_id"]] = record

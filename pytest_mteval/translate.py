@@ -10,6 +10,8 @@ error on that entry, never a crash of the session.
 from __future__ import annotations
 
 import asyncio
+import json
+import math
 import threading
 import time
 from collections import Counter
@@ -38,6 +40,10 @@ def method_view(entry: Entry) -> MethodEntry:
     return view  # type: ignore[return-value]
 
 
+class HarnessTimeout(Exception):
+    """The harness gave up waiting for a method that wedged its event loop."""
+
+
 #: How long past its timeout a method gets to honour cancellation before its loop is abandoned.
 _GRACE_S = 1.0
 
@@ -60,9 +66,11 @@ class MethodRunner:
         try:
             return future.result(max(0.0, deadline - time.perf_counter()) + _GRACE_S)
         except FutureTimeout:
+            if future.done():
+                raise  # the method's own TimeoutError, or wait_for's: the loop is healthy
             future.cancel()
             self._loop = None
-            raise TimeoutError(f"method did not return within {timeout_s:g}s") from None
+            raise HarnessTimeout(f"method did not return within {timeout_s:g}s") from None
 
     def close(self) -> None:
         if self._loop is not None:
@@ -115,8 +123,13 @@ def collect_batch(
         return {}, []
     try:
         raw = runner.result(pending.future, pending.started + pending.timeout_s, pending.timeout_s)
+    except HarnessTimeout as exc:
+        return _all_failed(entries, f"timeout: {exc}"), []
     except TimeoutError as exc:
-        return _all_failed(entries, f"timeout: {exc or 'method did not return in time'}"), []
+        if str(exc):  # the method's own timeout (an upstream call), with its message
+            return _all_failed(entries, f"method raised TimeoutError: {exc}"), []
+        message = f"timeout: method did not return within {pending.timeout_s:g}s"
+        return _all_failed(entries, message), []
     except Exception as exc:
         return _all_failed(entries, f"method raised {type(exc).__name__}: {exc}"), []
     elapsed = time.perf_counter() - pending.started
@@ -161,6 +174,13 @@ def _match_results(
 
 
 def _checked(entry: Entry, result: dict[str, Any], fallback_latency: float) -> MethodResult:
+    latency = result.get("latency_s")
+    if isinstance(latency, float) and not math.isfinite(latency):
+        result = {k: v for k, v in result.items() if k != "latency_s"}
+    try:  # the result travels to xdist's controller and into the card: plain JSON only
+        json.dumps(result, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        return _failed(entry, f"method returned a result that is not plain JSON: {exc}")
     checked: MethodResult = {**result, "id": entry.id}  # type: ignore[typeddict-item]
     error = result.get("error")
     predicted = result.get("predicted")

@@ -36,6 +36,8 @@ class Probe:
             log.write(json.dumps(call) + "\\n")
         if mode == "raise":
             raise RuntimeError("backend exploded")
+        if mode == "upstream-timeout":
+            raise TimeoutError("upstream connect timed out after 5s")
         if mode == "sleep":
             await asyncio.sleep(60)
         if mode == "block":
@@ -43,6 +45,11 @@ class Probe:
         out = [
             {"id": e["id"], "predicted": e["source"].upper(), "latency_s": 0.01} for e in entries
         ]
+        if mode == "not-json":
+            out[0]["metadata"] = {"seen": {1, 2}}
+            out[1]["latency_s"] = float("nan")
+        if mode == "ghost":
+            out.append({"id": "ghost", "predicted": "boo"})
         if mode == "mangle":
             out[0]["predicted"] = 42
             out[1]["id"] = "not-in-batch"
