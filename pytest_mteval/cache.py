@@ -24,7 +24,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -43,8 +43,6 @@ VOLATILE_ARGS: Final = frozenset(
 #: Files and folders of a method folder that are not the method.
 _SKIPPED: Final = frozenset({"__pycache__", ".git", ".mteval", ".pytest_cache"})
 FORMAT: Final = 1
-
-Translate = Callable[[Sequence[Entry]], tuple[dict[str, MethodResult], list[str]]]
 
 
 def folder_hash(folder: Path) -> str:
@@ -193,23 +191,6 @@ def store(
         result = results.get(entry.key)
         if result is not None:
             cache.put(fingerprint, method_view(entry), result)
-
-
-def translate_through(
-    cache: TranslationCache | None,
-    fingerprint: str,
-    entries: Sequence[Entry],
-    translate: Translate,
-) -> tuple[dict[str, MethodResult], list[str]]:
-    """Results for ``entries``: cached ones from disk, the others from ``translate`` (then
-    stored). With ``cache`` None this is ``translate(entries)``."""
-    results, missing = split_cached(cache, fingerprint, entries)
-    warnings: list[str] = []
-    if missing:
-        fresh, warnings = translate(missing)
-        store(cache, fingerprint, missing, fresh)
-        results.update((e.key, fresh[e.key]) for e in missing if e.key in fresh)
-    return results, warnings
 
 
 def cache_totals(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import pytest
 
 import pytest_mteval
 from pytest_mteval.baseline import BaselineError, load_baseline
-from pytest_mteval.cache import TranslationCache, method_fingerprint
+from pytest_mteval.cache import TranslationCache, fingerprint_components, method_fingerprint
 from pytest_mteval.corpus import CorpusError, load_corpus
 from pytest_mteval.methods.loader import MethodFactory, MethodLoadError, find_method
 from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
@@ -89,10 +89,11 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
     )
     _check_method(state)
     if not settings.no_cache and getattr(state.method, "cacheable", True):
-        state.translator.cache = TranslationCache(config.rootpath / ".mteval" / "cache")
-        state.translator.fingerprint = method_fingerprint(
-            source.name, source.directory, run_config, pytest_mteval.__version__
-        )
+        cache = TranslationCache(config.rootpath / ".mteval" / "cache")
+        key = (source.name, source.directory, run_config, pytest_mteval.__version__)
+        state.translator.cache = cache
+        state.translator.fingerprint = method_fingerprint(*key)
+        cache.describe(state.translator.fingerprint, fingerprint_components(*key))
     if settings.baseline is not None:
         loaded = load_baseline(settings.baseline, corpus, settings.allow_dataset_change)
         state.baseline, state.baseline_note = loaded.comparable, loaded.note

@@ -138,16 +138,6 @@ def collect_batch(
     return _match_results(entries, raw, elapsed / max(len(entries), 1))
 
 
-def translate_batch(
-    runner: MethodRunner,
-    method: TranslationMethod,
-    entries: Sequence[Entry],
-    config: RunConfig,
-) -> tuple[dict[str, MethodResult], list[str]]:
-    """Translate a batch and wait for it."""
-    return collect_batch(runner, submit_batch(runner, method, entries, config))
-
-
 def _match_results(
     entries: Sequence[Entry], raw: list[Any], fallback_latency: float
 ) -> tuple[dict[str, MethodResult], list[str]]:

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from replayed_runs import REPLAY, SNA_CORPUS
 
+from pytest_mteval.batches import BatchTranslator
 from pytest_mteval.cache import (
     TranslationCache,
     cache_totals,
     fingerprint_components,
     method_fingerprint,
     source_key,
-    translate_through,
 )
 from pytest_mteval.corpus import load_corpus
 from pytest_mteval.methods.protocol import RunConfig
@@ -184,27 +184,33 @@ def test_concurrent_writers_leave_only_whole_files(tmp_path):
         json.loads(path.read_text(encoding="utf-8"))
 
 
-def test_translate_through_pays_once_and_keeps_ids(tmp_path):
+def test_batch_translator_pays_once_and_keeps_ids(tmp_path):
+    """The harness's real path: BatchTranslator reads the cache, translates the rest, stores."""
     entries = list(load_corpus(SNA_CORPUS).entries[:4])
     calls: list[list[str]] = []
 
-    def translate(batch):
-        calls.append([e.key for e in batch])
-        out = {e.key: {"id": e.id, "predicted": e.source.upper(), "error": None} for e in batch}
-        out[batch[-1].key] = {"id": batch[-1].id, "predicted": None, "error": "boom"}
-        return out, ["a warning"]
+    class Method:
+        async def translate(self, batch, config):
+            calls.append([str(e["id"]) for e in batch])
+            out = [{"id": e["id"], "predicted": e["source"].upper()} for e in batch]
+            out[-1] = {"id": batch[-1]["id"], "predicted": None, "error": "boom"}
+            return out
+
+    method = Method()
+
+    def translator(cache):
+        return BatchTranslator([entries], lambda: method, RunConfig(), cache, _fp())
 
     cache = TranslationCache(tmp_path)
-    first, warnings = translate_through(cache, _fp(), entries, translate)
-    assert warnings == ["a warning"]
+    first, _ = translator(cache).translate(0)
     assert len(calls) == 1
     assert not any(r.get("cached") for r in first.values())
-    second, _ = translate_through(cache, _fp(), entries, translate)
+    second, _ = translator(cache).translate(0)
     assert calls[1] == [entries[-1].key]  # only the entry that errored is translated again
     assert [second[e.key].get("cached", False) for e in entries] == [True, True, True, False]
     assert all(second[e.key]["id"] == e.id for e in entries)
     assert second[entries[0].key]["predicted"] == entries[0].source.upper()
-    off, _ = translate_through(None, _fp(), entries, translate)
+    off, _ = translator(None).translate(0)
     assert len(calls) == 3
     assert len(off) == 4
 

@@ -25,7 +25,6 @@ class MetricContext:
 
     corpus: Corpus
     fst_path: Path | None = None
-    options: Mapping[str, Any] | None = None
 
 
 @runtime_checkable
