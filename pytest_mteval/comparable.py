@@ -53,6 +53,7 @@ _MEAN_OF_SCORED: Final = {
 #: ... or a ratio of summed per-entry counts.
 _RATIO_OF_COUNTS: Final = {
     "fst_acceptance_rate": ("fst_accepted_words", "fst_words"),
+    "morphological_accuracy": ("morphology_reproduced", "morphology_units"),
     "orthographic_accuracy": ("orthography_valid_letters", "orthography_letters"),
     "terminology_adherence": ("terminology_present", "terminology_required"),
 }
@@ -73,6 +74,9 @@ class Comparable:
     composite: float | None
     rows: dict[str, Row]
     run_card_hash: str | None = None
+    #: Entries the run counts as hallucinated, cross-entry findings included (the card's
+    #: ``hallucination.hallucination_entries``; see ``entry_statistic``).
+    hallucinated: frozenset[str] = frozenset()
     reported_only: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
@@ -115,6 +119,9 @@ def from_card(
         composite=recorded if recorded is not None else scoring.composite(metrics, profile),
         rows=rows,
         run_card_hash=card.get("run_card_hash") or None,
+        hallucinated=frozenset(
+            str(i) for i in (card.get("hallucination") or {}).get("hallucination_entries") or ()
+        ),
     )
 
 
@@ -233,12 +240,20 @@ def family_stats(row: Row, family: str) -> list[float]:
     return list(stats[family])
 
 
-def entry_statistic(metric: str, rows: Sequence[Row]) -> Statistic | None:
-    """``metric`` over ``rows`` as a resamplable statistic; None when rows cannot give it
-    (no per-entry field, or a run-level metric such as the hallucination rate, which also
-    looks across entries)."""
+def entry_statistic(
+    metric: str, rows: Sequence[Row], hallucinated: frozenset[str] = frozenset()
+) -> Statistic | None:
+    """``metric`` over ``rows`` as a resamplable statistic; None when rows have no per-entry
+    field for it.
+
+    ``hallucinated`` is the run's list of flagged entries: the hallucination rate also looks
+    across entries (one output for many sources...), and those findings are kept only there,
+    so an entry counts as hallucinated when its own flag is set or the list names it.
+    """
     if not rows:
         return None
+    if metric == "hallucination_rate":
+        return _hallucination_statistic(rows, hallucinated)
     family = SACRE_FAMILIES.get(metric)
     if family is not None:
         return sacre_statistic(family, [family_stats(r, family) for r in rows])
@@ -261,6 +276,20 @@ def entry_statistic(metric: str, rows: Sequence[Row]) -> Statistic | None:
             [float(r.get(part) or 0) for r in rows], [float(r.get(whole) or 0) for r in rows]
         )
     return None
+
+
+def _hallucination_statistic(rows: Sequence[Row], hallucinated: frozenset[str]) -> Statistic | None:
+    """The share of checked entries flagged, as ``metrics/hallucination.py`` aggregates it
+    (errored entries, never checked, are not counted)."""
+    flags = [row.get("hallucination_detected") for row in rows]
+    if all(flag is None for flag in flags):
+        return None
+    return rate_statistic(
+        [
+            None if flag is None else bool(flag) or str(row.get("entry_id")) in hallucinated
+            for flag, row in zip(flags, rows, strict=True)
+        ]
+    )
 
 
 def constant_statistic(value: float, n_entries: int) -> Statistic:

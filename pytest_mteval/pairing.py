@@ -105,7 +105,9 @@ def measure(
     """Each requested metric (and "composite") over the common entries.
 
     With ``test`` the delta gets a bootstrap interval and a paired p-value; metrics without
-    per-entry statistics are held at their run-level values (noted in ``pairing.notes``).
+    per-entry statistics are held at their run-level values and left out of the composite
+    (both noted in ``pairing.notes``): a held value measured over other entries would shift
+    every resampled composite by the same amount and look like a significant change.
     """
     wanted = [m for m in metrics if m != COMPOSITE and m in pairing.shared]
     inputs = [*dict.fromkeys([*wanted, *pairing.composite_metrics])]
@@ -118,6 +120,15 @@ def measure(
     if fixed:
         pairing.notes.append(
             "held at their run-level values, not resampled: " + ", ".join(sorted(fixed))
+        )
+    left_out = [m for m in pairing.composite_metrics if m in fixed]
+    if left_out:
+        pairing.composite_metrics = [m for m in pairing.composite_metrics if m not in fixed]
+        pairing.notes.append(
+            "composites recomputed without the metrics held fixed ("
+            + ", ".join(left_out)
+            + "): over "
+            + (", ".join(pairing.composite_metrics) or "no metric")
         )
     derived: dict[str, stats.Derived] = {}
     if COMPOSITE in metrics and pairing.composite_metrics:
@@ -161,8 +172,8 @@ def _statistics(
     now: dict[str, stats.Statistic] = {}
     fixed: set[str] = set()
     for name in names:
-        b = _faithful(entry_statistic(name, base_rows), baseline, name)
-        c = _faithful(entry_statistic(name, now_rows), current, name)
+        b = _faithful(entry_statistic(name, base_rows, baseline.hallucinated), baseline, name)
+        c = _faithful(entry_statistic(name, now_rows, current.hallucinated), current, name)
         if b is None or c is None:
             fixed.add(name)
             b = constant_statistic(_value(baseline, name), len(base_rows))

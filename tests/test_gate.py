@@ -4,17 +4,22 @@ the same eng-sna corpus regresses; a run against itself does not."""
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import random
 import re
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
+from conftest import FLORES_HEAD, METHODS
 from replayed_runs import DEEPSEEK, GEMINI_SME, GPT55, HAIKU, card_dict, replay_card, report
 
 from pytest_mteval import comparable
 from pytest_mteval.baseline import read_run
+from pytest_mteval.cli import main
 from pytest_mteval.gate import (
     GateOptionError,
     GateOptions,
@@ -352,3 +357,73 @@ def test_a_metric_its_entries_do_not_reproduce_is_held_fixed_and_said_so():
         n.startswith("held at their run-level values") and "fst_acceptance_rate" in n
         for n in verdict.notes
     )
+
+
+def test_a_metric_held_fixed_is_left_out_of_the_composite():
+    """Held at run-level values, the FST rate would move every resampled composite alike; the
+    composites are profile A over chrF++ (0.15) and exact match (0.05) alone."""
+    base, now = _with_fst(GPT55), _with_fst(HAIKU, rate_offset=-0.05)
+    verdict = evaluate_runs(base, now, GateOptions())
+    composite = _row(verdict, "composite")
+    for run, value in ((base, composite.baseline), (now, composite.now)):
+        chrf, exact = run.metrics["chrf_plus_plus"], run.metrics["exact_match_rate"]
+        assert value == pytest.approx((0.15 * chrf / 100 + 0.05 * exact) / 0.20)
+    assert composite.p_value is not None
+    assert any(
+        n.startswith("composites recomputed without the metrics held fixed (fst_acceptance_rate)")
+        for n in verdict.notes
+    )
+
+
+#: FLORES devtest entries 11-19, 110-199, 2, 20-29 and 200-299: 211 of 1012.
+SUBSET = "(entry-1 and not entry-10) or entry-2"
+
+
+@functools.cache
+def _identity_card(*args: str) -> Path:
+    """The card of a real session copying each FLORES eng-fra source as its translation."""
+    folder = Path(tempfile.mkdtemp(prefix="mteval-identity-"))
+    card = folder / "card.json"
+    subprocess.run(
+        [
+            sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+            f"--mteval-corpus={FLORES_HEAD}", f"--mteval-method={METHODS / 'identity'}",
+            f"--mteval-run-card={card}", *args,
+        ],
+        cwd=folder, capture_output=True, check=False,
+    )  # fmt: skip
+    assert card.exists()
+    return card
+
+
+def _hallucinated(card, ids):
+    """How many of ``ids`` the card counts as hallucinated, from its rows and evidence."""
+    listed = set(card["hallucination"]["hallucination_entries"])
+    return sum(
+        1
+        for row in card["results"]
+        if row["entry_id"] in ids and (row["hallucination_detected"] or row["entry_id"] in listed)
+    )
+
+
+def test_identical_predictions_on_a_subset_of_the_baseline_pass(capsys):
+    """The same outputs for 211 of the baseline's 1012 entries, two of them flagged as
+    hallucinations: the run-level rate differs (2/1012 vs 2/211), the entries do not."""
+    base_path, now_path = _identity_card(), _identity_card("-k", SUBSET)
+    base, now = card_dict(base_path), card_dict(now_path)
+    ids = {row["entry_id"] for row in now["results"]}
+    assert len(ids) == 211
+    assert base["scores"]["hallucination_rate"] != now["scores"]["hallucination_rate"]
+    flagged = _hallucinated(base, ids)
+    assert flagged == _hallucinated(now, ids) > 0
+    options = GateOptions(metric_gates={"hallucination_rate": 0})
+    verdict = evaluate_gate(read_run(base_path), now, options)
+    assert verdict.passed, gate_lines(verdict)
+    assert _row(verdict, "composite").delta == 0
+    assert _row(verdict, "composite").p_value == 1.0
+    rate = _row(verdict, "hallucination_rate")
+    assert rate.baseline == rate.now == pytest.approx(flagged / len(ids))
+    assert rate.p_value == 1.0
+    assert not any("held at their run-level values" in n for n in verdict.notes)
+    assert main(["compare", str(base_path), str(now_path)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("gate PASSED")
