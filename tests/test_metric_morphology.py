@@ -12,6 +12,7 @@ from typing import Any
 import hfst
 import pytest
 
+from pytest_mteval.comparable import entry_statistic
 from pytest_mteval.corpus import load_corpus
 from pytest_mteval.metrics import morphology
 from pytest_mteval.metrics.base import Metric, MetricContext
@@ -123,6 +124,22 @@ def test_run_pools_units_and_counts_failed_entries(tmp_path: Path) -> None:
     assert metric.aggregate([ok, no_gold])["morphological_accuracy"] == 3 / 4
     assert metric.aggregate([ok, failed, no_gold])["morphological_accuracy"] == 3 / 8
     assert metric.aggregate([no_gold])["morphological_accuracy"] is None
+
+
+def test_a_failed_entry_carries_its_gold_units_so_entry_statistics_match(tmp_path: Path) -> None:
+    """The composite's interval and the gate pool per-entry counts: a failed entry must count
+    there as in the run's value (4 gold morphemes: ni, wâpam, âw, atim; 3 reproduced)."""
+    metric, entry = built(tmp_path, SEGMENTED)
+    ok = {"entry_id": "1", "predicted": "kiwâpamâw atim"}
+    ok.update(metric.score_entry(entry, "kiwâpamâw atim"))
+    failed: dict[str, Any] = {"entry_id": "1", "predicted": None, "error": "timeout"}
+    records = [ok, failed]
+    assert metric.aggregate(records)["morphological_accuracy"] == 3 / 8
+    assert (failed["morphology_units"], failed["morphology_reproduced"]) == (4, 0)
+    assert metric.aggregate(records)["morphological_accuracy"] == 3 / 8  # counted once
+    pooled = entry_statistic("morphological_accuracy", records)
+    assert pooled is not None
+    assert pooled.value(list(pooled.rows.sum(axis=0))) == 3 / 8
 
 
 def test_not_built_without_gold_or_without_analyzer(tmp_path: Path) -> None:

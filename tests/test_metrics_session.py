@@ -16,6 +16,7 @@ pytest_plugins = ["pytester"]
 
 CRK = CORPORA / "eng-crk-morphodict-vocab.json"
 ANALYZER = CORPORA / "resources" / "crk" / "crk-strict-analyzer-for-dictionary.hfstol"
+FLAG = re.compile(r"@[PNDRCU]\.[^@]*@")
 WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
 
 
@@ -80,6 +81,36 @@ def test_card_composite_is_the_scoring_composite_of_its_metrics(pytester):
     assert interval["lower"] <= recomputed <= interval["upper"]
     assert interval["n_bootstrap"] == 1000
     assert isinstance(interval["seed"], int)
+
+
+def test_card_composite_agrees_with_its_interval_when_gold_analyses_exist(pytester, tmp_path):
+    """Gold ``morphological_analysis`` (the shipped strict analyzer's analyses of the reference
+    headword) on every third entry it analyzes: morphological accuracy enters the composite,
+    and the interval must be computed from the same per-entry statistics."""
+    transducer = hfst.HfstInputStream(str(ANALYZER)).read()
+    data = json.loads(CRK.read_text(encoding="utf-8"))
+    data["dataset"]["language_resources"] = str(CRK.parent / "resources" / "crk" / "crk.json")
+    gold = 0
+    for entry in data["entries"][::3]:
+        analyses = [transducer.lookup(word) for word in entry["reference"].split()]
+        if analyses and all(analyses):
+            entry["morphological_analysis"] = " ".join(
+                min(FLAG.sub("", a) for a, _ in found) for found in analyses
+            )
+            gold += 1
+    assert gold > 100
+    corpus = tmp_path / "crk-gold.json"
+    corpus.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    _, card = run(pytester, corpus=corpus)
+    scores = card["scores"]
+    assert 0 < scores["morphological_accuracy"] < 1
+    assert "morphological_accuracy" in scores["composite_metrics"]
+    units = sum(r.get("morphology_units") or 0 for r in card["results"])
+    reproduced = sum(r.get("morphology_reproduced") or 0 for r in card["results"])
+    assert scores["morphological_accuracy"] == pytest.approx(reproduced / units)
+    assert scores["composite"] == pytest.approx(
+        scores["confidence_intervals"]["composite"]["score"]
+    )
 
 
 def test_breakdowns_cover_every_entry(pytester):

@@ -25,7 +25,7 @@ corpus has no gold analyses (then the metric is not built) or no analyzer is con
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
@@ -105,14 +105,18 @@ class MorphologicalAccuracy:
         }
 
     def aggregate(self, records: Sequence[Record]) -> JSONDict:
+        """Pooled over the run. A failed entry's gold units are also written onto its record
+        (``score_entry`` never sees it), so that per-entry statistics summed over the records,
+        which the composite's interval and the baseline gate resample, give this same value."""
         total = reproduced = 0
         for record in records:
-            if record.get("morphology_units"):
-                total += record["morphology_units"]
-                reproduced += record["morphology_reproduced"]
-            elif record.get("predicted") is None:  # failed: its gold units count, unreproduced
-                gold = self.gold.get(str(record.get("entry_id")), [])
-                total += sum(len(units) for units, _ in gold)
+            units = record.get("morphology_units") or 0
+            if not units and record.get("predicted") is None:  # failed: nothing reproduced
+                units = sum(len(u) for u, _ in self.gold.get(str(record.get("entry_id")), []))
+                if units and isinstance(record, MutableMapping):
+                    record.update(morphology_units=units, morphology_reproduced=0)
+            total += units
+            reproduced += record.get("morphology_reproduced") or 0
         return {"morphological_accuracy": reproduced / total if total else None}
 
 
