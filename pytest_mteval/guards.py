@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypedDict
 
-from pytest_mteval.metrics.match import exact_match, normalize
+from pytest_mteval.metrics.match import exact_match, normalize, output_key
 from pytest_mteval.scoring import CANDIDATE_LABEL, TIERS, UNSCORED
 
 Record = Mapping[str, Any]
@@ -74,11 +74,6 @@ def cap_tier(tier: str, flags: Sequence[Flag]) -> str:
     return tier if order.index(plain) >= order.index(CAPPED_TIER) else CAPPED_TIER
 
 
-def _key(text: str) -> str:
-    """Texts that differ only in case and spacing are the same output."""
-    return normalize(text).casefold()
-
-
 def _prediction(record: Record) -> str:
     predicted = record.get("predicted")
     return predicted if isinstance(predicted, str) else ""
@@ -86,7 +81,9 @@ def _prediction(record: Record) -> str:
 
 def _sanctioned(record: Record) -> set[str]:
     """The outputs the corpus itself accepts for an entry: its reference and variants."""
-    return {_key(str(record["expected"]))} | {_key(str(v)) for v in record.get("variants") or []}
+    return {output_key(str(record["expected"]))} | {
+        output_key(str(v)) for v in record.get("variants") or []
+    }
 
 
 def _ids(records: Sequence[Record]) -> list[str]:
@@ -109,7 +106,7 @@ def _errors(records: Sequence[Record], t: Thresholds) -> Flag | None:
 
 
 def _empty_outputs(answered: Sequence[Record], t: Thresholds) -> Flag | None:
-    empty = [r for r in answered if not _key(_prediction(r))]
+    empty = [r for r in answered if not output_key(_prediction(r))]
     if not empty or _share(len(empty), len(answered)) < t.empty_share:
         return None
     return Flag(
@@ -122,7 +119,7 @@ def _empty_outputs(answered: Sequence[Record], t: Thresholds) -> Flag | None:
 def _repeated_outputs(answered: Sequence[Record], t: Thresholds) -> Flag | None:
     groups: defaultdict[str, list[Record]] = defaultdict(list)
     for record in answered:
-        output = _key(_prediction(record))
+        output = output_key(_prediction(record))
         if output:
             groups[output].append(record)
     repeated: list[Record] = []
@@ -131,7 +128,7 @@ def _repeated_outputs(answered: Sequence[Record], t: Thresholds) -> Flag | None:
         # Paraphrased sources that the corpus itself translates alike share a reference, so
         # one output for them is consistency, not degeneracy: count distinct references.
         unsanctioned = [r for r in group if output not in _sanctioned(r)]
-        references = {_key(str(r["expected"])) for r in unsanctioned}
+        references = {output_key(str(r["expected"])) for r in unsanctioned}
         if len(references) >= t.repeated_min_references:
             repeated.extend(unsanctioned)
             examples.append(f"{_prediction(unsanctioned[0])!r} x{len(group)}")
@@ -154,8 +151,8 @@ def _copied_sources(answered: Sequence[Record], t: Thresholds) -> Flag | None:
     copied = [
         r
         for r in answered
-        if (output := _key(_prediction(r)))
-        and output == _key(str(r["source"]))
+        if (output := output_key(_prediction(r)))
+        and output == output_key(str(r["source"]))
         and output not in _sanctioned(r)
     ]
     if not copied or _share(len(copied), len(answered)) < t.copied_share:

@@ -38,7 +38,7 @@ from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
 from pytest_mteval.metrics.names import lower_case_vocabulary, name_checks_apply, new_names
 from pytest_mteval.metrics.other_entries import fits_other_reference, same_output
 from pytest_mteval.metrics.overlap import similarity
-from pytest_mteval.metrics.text import nfc, numbers
+from pytest_mteval.metrics.text import letters, nfc, numbers
 
 MAX_RATIO = 3.0
 MIN_GAP = 15
@@ -47,13 +47,8 @@ UNRELATED_RATIO = 2.0
 UNRELATED_SOURCE_RATIO = 1.5
 UNRELATED_GAP = 10
 MAX_SPELLED_NUMBER = 20
-_LETTER_OR_DIGIT = regex.compile(r"[\p{L}\p{M}\p{N}]")
 _LOOP = re.compile(r"(.{1,50}?)\1{2,}", re.DOTALL)  # the stdlib is twice as fast here
 _LETTER = regex.compile(r"\p{L}")
-
-
-def letters(text: str) -> int:
-    return len(_LETTER_OR_DIGIT.findall(text))
 
 
 def loops(text: str) -> set[str]:

@@ -11,6 +11,11 @@ def normalize(text: str) -> str:
     return " ".join(unicodedata.normalize("NFC", text).split())
 
 
+def output_key(text: str | None) -> str:
+    """Texts that differ only in case and spacing are the same output (None is empty)."""
+    return normalize(text or "").casefold()
+
+
 def exact_match(predicted: str, reference: str) -> bool:
     return normalize(predicted) == normalize(reference)
 

@@ -20,11 +20,10 @@ from functools import lru_cache
 import regex
 
 from pytest_mteval.corpus import Corpus, Entry
-from pytest_mteval.metrics.text import folded_words, nfc, words
+from pytest_mteval.metrics.text import TOKEN, folded_words, nfc, words
 
 NAME_LIKENESS = 0.5
 NOUN_CAPITALIZING = 0.20
-_WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+(?:['’\-‐‑·][\p{L}\p{M}\p{N}]+)*")
 _STEM_END = regex.compile(r"['’\-‐‑]")
 #: What may end a sentence; a word after one of these (and any quotes or brackets) starts one.
 _SENTENCE_END = frozenset(".!?…:;。！？።፧؟\n-–—•")
@@ -43,7 +42,7 @@ def capitalized_inside_sentences(text: str) -> list[str]:
     """Words starting with a capital letter that do not start a sentence."""
     text = nfc(text)
     found = []
-    for match in _WORD.finditer(text):
+    for match in TOKEN.finditer(text):
         word = match.group()
         if word[0].isupper() and _previous_mark(text, match.start()) not in _SENTENCE_END:
             found.append(word)

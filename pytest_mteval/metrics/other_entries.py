@@ -20,13 +20,11 @@ import heapq
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
-import regex
-
 from pytest_mteval.metrics.base import Record
-from pytest_mteval.metrics.match import normalize
+from pytest_mteval.metrics.match import output_key
 from pytest_mteval.metrics.overlap import similarity
 from pytest_mteval.metrics.scripts import system_of_char
-from pytest_mteval.metrics.text import nfc
+from pytest_mteval.metrics.text import ALNUM_RUN, letters, nfc
 
 MIN_REPEATS = 3
 MIN_LETTERS = 8
@@ -35,24 +33,18 @@ MIN_MARGIN = 0.4
 #: Index features shared by more references than this are too common to point anywhere.
 MAX_DOCUMENT_FREQUENCY = 50
 CANDIDATES = 3
-_TOKEN = regex.compile(r"[\p{L}\p{M}\p{N}]+")
-_LETTER_OR_DIGIT = regex.compile(r"[\p{L}\p{M}\p{N}]")
-
-
-def _key(text: str | None) -> str:
-    return normalize(text or "").casefold()
 
 
 def same_output(records: Sequence[Record]) -> dict[str, list[str]]:
     """Output -> ids of the entries that got it, for outputs repeated across distinct entries."""
     groups: dict[str, list[Record]] = defaultdict(list)
     for record in records:
-        if record.get("predicted") and _TOKEN.search(record["predicted"]):
-            groups[_key(record["predicted"])].append(record)
+        if record.get("predicted") and ALNUM_RUN.search(record["predicted"]):
+            groups[output_key(record["predicted"])].append(record)
     repeated = {}
     for output, members in groups.items():
-        sources = {_key(m.get("source")) for m in members}
-        references = {_key(m.get("expected")) for m in members}
+        sources = {output_key(m.get("source")) for m in members}
+        references = {output_key(m.get("expected")) for m in members}
         if min(len(sources), len(references)) >= MIN_REPEATS:
             repeated[output] = [str(m.get("entry_id")) for m in members]
     return repeated
@@ -60,7 +52,7 @@ def same_output(records: Sequence[Record]) -> dict[str, list[str]]:
 
 def _features(text: str) -> set[str]:
     found: set[str] = set()
-    for token in _TOKEN.findall(nfc(text).casefold()):
+    for token in ALNUM_RUN.findall(nfc(text).casefold()):
         if system_of_char(token[0]) == "CJK":
             found.update(token[i : i + 2] for i in range(max(1, len(token) - 1)))
         else:
@@ -97,13 +89,16 @@ def fits_other_reference(records: Sequence[Record]) -> dict[str, str]:
     found = {}
     for i, row in enumerate(rows):
         predicted = row["predicted"]
-        if len(_LETTER_OR_DIGIT.findall(predicted)) < MIN_LETTERS:
+        if letters(predicted) < MIN_LETTERS:
             continue
         own = [row["expected"], *(row.get("variants") or ())]
-        own_keys, own_source = {_key(t) for t in own}, _key(row.get("source"))
+        own_keys, own_source = {output_key(t) for t in own}, output_key(row.get("source"))
         for j in _candidates(index, predicted, exclude=i):
             other = rows[j]
-            if _key(other["expected"]) in own_keys or _key(other.get("source")) == own_source:
+            if (
+                output_key(other["expected"]) in own_keys
+                or output_key(other.get("source")) == own_source
+            ):
                 continue
             score = similarity(predicted, other["expected"])
             if score >= MIN_OTHER_SIMILARITY and score - _own_similarity(predicted, own) >= (

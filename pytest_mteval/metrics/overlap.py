@@ -10,18 +10,14 @@ from __future__ import annotations
 from collections import Counter
 from functools import lru_cache
 
-import regex
-
-from pytest_mteval.metrics.text import nfc
-
-_TOKEN = regex.compile(r"[\p{L}\p{M}\p{N}]+")
+from pytest_mteval.metrics.text import ALNUM_RUN, nfc
 
 
 @lru_cache(maxsize=65536)
 def trigrams(text: str) -> Counter[str]:
     """Character trigrams of each word padded with spaces, case-folded (do not mutate)."""
     grams: Counter[str] = Counter()
-    for token in _TOKEN.findall(nfc(text).casefold()):
+    for token in ALNUM_RUN.findall(nfc(text).casefold()):
         padded = f" {token} "
         grams.update(padded[i : i + 3] for i in range(len(padded) - 2))
     return grams

@@ -25,18 +25,17 @@ from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
 from pytest_mteval.metrics.resources import ResourceError
 from pytest_mteval.metrics.scripts import system_of_char
-from pytest_mteval.metrics.text import nfc
+from pytest_mteval.metrics.text import WORD_CHAR, nfc
 
 #: Source term -> acceptable target terms.
 Glossary = Mapping[str, tuple[str, ...]]
-_WORD_CHAR = r"[\p{L}\p{M}\p{N}]"
 
 
 @lru_cache(maxsize=65536)
 def _pattern(term: str, whole_word: bool) -> regex.Pattern[str]:
     term = nfc(term).casefold()
-    left = "" if system_of_char(term[:1]) == "CJK" else rf"(?<!{_WORD_CHAR})"
-    right = rf"(?!{_WORD_CHAR})" if whole_word and left else ""
+    left = "" if system_of_char(term[:1]) == "CJK" else rf"(?<!{WORD_CHAR})"
+    right = rf"(?!{WORD_CHAR})" if whole_word and left else ""
     return regex.compile(left + regex.escape(term) + right)
 
 

@@ -11,10 +11,19 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
+from typing import Final
 
 import regex
 
-_TOKEN = regex.compile(r"[\p{L}\p{M}\p{N}]+(?:['’\-‐‑·][\p{L}\p{M}\p{N}]+)*")
+#: A letter, mark or digit: what words are made of (a pattern, to build others from).
+WORD_CHAR: Final = r"[\p{L}\p{M}\p{N}]"
+#: One letter, mark or digit.
+LETTER_OR_DIGIT: Final = regex.compile(WORD_CHAR)
+#: A run of letters, marks and digits: a word cut at every joiner, as trigrams and the index
+#: of references want it.
+ALNUM_RUN: Final = regex.compile(WORD_CHAR + "+")
+#: A word-like token as the module docstring defines it, numbers included.
+TOKEN: Final = regex.compile(rf"{WORD_CHAR}+(?:['’\-‐‑·]{WORD_CHAR}+)*")
 _HAS_LETTER = regex.compile(r"\p{L}")
 _HAS_DIGIT = regex.compile(r"\p{N}")
 #: A number: digits, possibly grouped or split by separators ("1,000", "3.5", "1 000").
@@ -25,9 +34,15 @@ def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+def letters(text: str) -> int:
+    """How many letters, marks and digits a text has: its length without spaces and
+    punctuation, comparable across scripts and tokenizations."""
+    return len(LETTER_OR_DIGIT.findall(text))
+
+
 def tokens(text: str) -> list[str]:
     """Every word-like token, numbers included, in order."""
-    found: list[str] = _TOKEN.findall(nfc(text))
+    found: list[str] = TOKEN.findall(nfc(text))
     return found
 
 
