@@ -48,7 +48,8 @@ def main() -> None:
             family_stats(row, family)
     scores, profile = card["scores"], card["scores"]["scoring_profile"]
     started = time.perf_counter()
-    statistics = statistics_of(records, scores, profile)
+    flagged = frozenset(card["hallucination"].get("hallucination_entries") or ())
+    statistics = statistics_of(records, scores, profile, flagged)
     stats.confidence_intervals(
         statistics, {"composite": partial(scoring.composite, profile=profile)}
     )

@@ -55,15 +55,15 @@ def build_card(
     scores["plugin_metrics"] = {m.name: m.aggregate(records) for m in state.plugin_metrics}
     totals = run_totals(records)
     profile = scoring.profile_for(any(m.name == "fst" for m in state.builtin_metrics))
-    statistics = statistics_of(records, scores, profile)
+    flagged = frozenset(hallucination.get("hallucination_entries") or ())
+    statistics = statistics_of(records, scores, profile, flagged)
     judged, flags = judge_run(records, scores, profile, statistics, totals["cost_per_entry_usd"])
     scores.update(judged)
-    flagged = frozenset(hallucination.get("hallucination_entries") or ())
     position = {r["entry_id"]: i for i, r in enumerate(records)}
 
     def group_extra(group: Sequence[Record]) -> dict[str, Any]:
         rows = [position[r["entry_id"]] for r in group]
-        return {"composite": group_composite(statistics, rows, group, profile, flagged)}
+        return {"composite": group_composite(statistics, rows, profile)}
 
     for name, field in _BREAKDOWNS:
         scores[name] = breakdown(records, lambda r, field=field: r[field], group_extra)  # type: ignore[misc]

@@ -12,33 +12,30 @@ from functools import partial
 from typing import Any, Final
 
 from pytest_mteval import scoring, stats
-from pytest_mteval.comparable import constant_statistic, entry_statistic
+from pytest_mteval.comparable import entry_statistic
 from pytest_mteval.guards import cap_tier, run_flags
 from pytest_mteval.metrics.base import Record
 
 #: Metrics whose interval the card reports, besides the composite.
 INTERVAL_METRICS: Final = ("chrf_plus_plus", "bleu", "exact_match_rate")
-#: Rates that also look across entries, so they are held at their run value when resampled.
-_RUN_LEVEL: Final = ("hallucination_rate",)
 
 
 def statistics_of(
-    records: Sequence[Record], scores: Mapping[str, Any], profile: str
+    records: Sequence[Record],
+    scores: Mapping[str, Any],
+    profile: str,
+    hallucinated: frozenset[str] = frozenset(),
 ) -> dict[str, stats.Statistic]:
     """Per-entry statistics of every metric the composite and the intervals need: only the
     metrics the run measured (a metric family may record per-entry fields yet report null for
-    the run, as equivalent match does without variants)."""
+    the run, as equivalent match does without variants). ``hallucinated`` is the run's list
+    of hallucinated entries, which holds the findings made across entries."""
     rows = [dict(r) for r in records]
     out: dict[str, stats.Statistic] = {}
     for metric in (*INTERVAL_METRICS, *scoring.weights(profile)):
         if metric not in INTERVAL_METRICS and scores.get(metric) is None:
             continue
-        if metric in _RUN_LEVEL:
-            value = scores.get(metric)
-            if value is not None:
-                out[metric] = constant_statistic(float(value), len(rows))
-            continue
-        found = entry_statistic(metric, rows)
+        found = entry_statistic(metric, rows, hallucinated)
         if found is not None:
             out[metric] = found
     return out
@@ -77,14 +74,10 @@ def judge_run(
 
 
 def group_composite(
-    statistics: Mapping[str, stats.Statistic],
-    positions: Sequence[int],
-    records: Sequence[Record],
-    profile: str,
-    hallucinated: frozenset[str],
+    statistics: Mapping[str, stats.Statistic], positions: Sequence[int], profile: str
 ) -> float | None:
     """The composite of a group of entries (a difficulty tier, a domain...): the run's
-    per-entry statistics restricted to the group's ``positions``; ``records`` are the group's."""
+    per-entry statistics restricted to the group's ``positions``."""
     rows = list(positions)
     values = dict(
         stats.point_values(
@@ -92,8 +85,4 @@ def group_composite(
             {},
         )
     )
-    scored = [r for r in records if r.get("hallucination_detected") is not None]
-    if scored and "hallucination_rate" in statistics:
-        flagged = sum(1 for r in scored if str(r["entry_id"]) in hallucinated)
-        values["hallucination_rate"] = flagged / len(scored)
     return scoring.composite({m: values.get(m) for m in scoring.weights(profile)}, profile)

@@ -192,3 +192,18 @@ def test_semantic_score_in_a_session_on_an_english_target(pytester, tmp_path):
     assert same["scores"]["semantic_score"] == pytest.approx(1.0, abs=1e-5)
     assert "semantic_score" in same["scores"]["composite_metrics"]
     assert copied["scores"]["semantic_score"] < same["scores"]["semantic_score"]
+
+
+def test_interval_composite_matches_the_card_when_entries_hallucinate(pytester, tmp_path):
+    data = json.loads((CORPORA / "eng-fra-flores-devtest.json").read_text(encoding="utf-8"))
+    data["entries"] = data["entries"][:200]
+    corpus = tmp_path / "flores-head.json"
+    corpus.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    _, card = run(pytester, corpus=corpus, method="identity")
+    scores = card["scores"]
+    flagged = set(card["hallucination"]["hallucination_entries"])
+    assert flagged  # the identity output invents names for some of these (e.g. "H5N1")
+    assert scores["hallucination_rate"] == pytest.approx(len(flagged) / scores["total"])
+    interval = scores["confidence_intervals"]["composite"]
+    assert interval["score"] == pytest.approx(scores["composite"])
+    assert interval["lower"] < interval["upper"]
