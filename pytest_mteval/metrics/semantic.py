@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from pytest_mteval.corpus import Entry
+from pytest_mteval.languages import canonical
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
 
 #: Languages of the bundled model, as ISO 639-1 and 639-3 codes.
@@ -119,17 +120,12 @@ class SemanticScore:
         }
 
 
-def language_code(language: str) -> str:
-    """``en``, ``en-GB``, ``eng_Latn`` -> the bare lower-case code (``en``, ``eng``)."""
-    return language.replace("_", "-").split("-")[0].lower()
-
-
 def build(context: MetricContext, embedder: Embedder | None = None) -> SemanticScore | None:
     """None when no embedder is available or it cannot read the corpus's target language."""
     embedder = embedder if embedder is not None else bundled_embedder()
     if embedder is None:
         return None
-    target = language_code(context.corpus.dataset.target_language)
+    target = canonical(context.corpus.dataset.target_language)
     if embedder.languages is not None and target not in embedder.languages:
         return None
     return SemanticScore(embedder)
