@@ -28,9 +28,10 @@ from typing import Any
 
 from sacrebleu.metrics.chrf import CHRF
 
-from pytest_mteval import scoring, stats
 from pytest_mteval.metrics.match import exact_match
 from pytest_mteval.metrics.sacre import segment_stats
+from pytest_mteval.scoring import bootstrap as stats
+from pytest_mteval.scoring import composite as scoring
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpora" / "eng-fra-flores-devtest.json"

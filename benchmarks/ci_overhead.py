@@ -22,9 +22,10 @@ from pathlib import Path
 
 from core_throughput import REPO, build_corpus
 
-from pytest_mteval import scoring, stats
-from pytest_mteval.comparable import family_stats
-from pytest_mteval.headline import statistics_of
+from pytest_mteval.scoring import bootstrap as stats
+from pytest_mteval.scoring import composite as scoring
+from pytest_mteval.scoring.comparable import family_stats
+from pytest_mteval.scoring.headline import statistics_of
 
 
 def main() -> None:

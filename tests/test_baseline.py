@@ -17,8 +17,8 @@ from replayed_runs import (
     report,
 )
 
-from pytest_mteval import runcard
-from pytest_mteval.baseline import BaselineError, load_baseline, read_run
+from pytest_mteval.cards import runcard
+from pytest_mteval.cards.baseline import BaselineError, load_baseline, read_run
 from pytest_mteval.corpus import load_corpus
 
 

@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 from replayed_runs import REPLAY, SNA_CORPUS
 
-from pytest_mteval.batches import BatchTranslator
-from pytest_mteval.cache import (
+from pytest_mteval.corpus import load_corpus
+from pytest_mteval.methods.protocol import RunConfig
+from pytest_mteval.run.batches import BatchTranslator
+from pytest_mteval.run.cache import (
     TranslationCache,
     cache_totals,
     fingerprint_components,
     method_fingerprint,
     source_key,
 )
-from pytest_mteval.corpus import load_corpus
-from pytest_mteval.methods.protocol import RunConfig
 
 RESULT = {
     "id": "tatoeba_6056942",

@@ -8,10 +8,10 @@ import pytest
 from replayed_runs import DEEPSEEK, GEMINI_SME, GPT55, HAIKU, card_dict, replay_card, report
 from sacrebleu.metrics import CHRF
 
-from pytest_mteval.baseline import read_run
-from pytest_mteval.cli import main
-from pytest_mteval.compare import compare_runs, markdown
-from pytest_mteval.gate import GateOptions
+from pytest_mteval.cards.baseline import read_run
+from pytest_mteval.cards.compare import compare_runs, markdown
+from pytest_mteval.cards.gate import GateOptions
+from pytest_mteval.cli.main import main
 
 CHRF_PP = CHRF(word_order=2)
 

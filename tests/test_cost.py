@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mteval.cost import (
+from pytest_mteval.llm.cost import (
     Call,
     entry_cost,
     estimate_entry,
@@ -16,8 +16,8 @@ from pytest_mteval.cost import (
     run_totals,
     sum_usage,
 )
+from pytest_mteval.llm.pricing import Price, PriceError, PriceTable, load_prices
 from pytest_mteval.methods.protocol import Usage
-from pytest_mteval.pricing import Price, PriceError, PriceTable, load_prices
 
 SONNET = Price(input=3.0, output=15.0, cached_input=0.3)
 

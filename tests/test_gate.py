@@ -17,10 +17,8 @@ import pytest
 from conftest import FLORES_HEAD, METHODS
 from replayed_runs import DEEPSEEK, GEMINI_SME, GPT55, HAIKU, card_dict, replay_card, report
 
-from pytest_mteval import comparable
-from pytest_mteval.baseline import read_run
-from pytest_mteval.cli import main
-from pytest_mteval.gate import (
+from pytest_mteval.cards.baseline import read_run
+from pytest_mteval.cards.gate import (
     GateOptionError,
     GateOptions,
     evaluate_gate,
@@ -28,7 +26,9 @@ from pytest_mteval.gate import (
     gate_lines,
     parse_metric_gate,
 )
+from pytest_mteval.cli.main import main
 from pytest_mteval.metrics import sacre
+from pytest_mteval.scoring import comparable
 
 
 def _row(verdict, metric):

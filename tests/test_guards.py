@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from sacrebleu.metrics import CHRF
 
-from pytest_mteval import guards, scoring
+from pytest_mteval.scoring import composite as scoring
+from pytest_mteval.scoring import guards
 
 RUNS = Path(__file__).resolve().parent / "data" / "upstream-runs"
 

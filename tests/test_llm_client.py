@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 import pytest
 from chat_server import ChatServer, Reply
 
-from pytest_mteval.llm import (
+from pytest_mteval.llm.client import (
     ChatClient,
     ChatSettings,
     Completion,

@@ -13,13 +13,13 @@ import pytest
 from chat_server import ChatServer, Reply
 
 from pytest_mteval.corpus import Entry, load_corpus
-from pytest_mteval.cost import estimate_run
+from pytest_mteval.llm.cost import estimate_run
+from pytest_mteval.llm.pricing import load_prices
 from pytest_mteval.methods.loader import find_method
 from pytest_mteval.methods.protocol import MethodEntry, RunConfig, TranslationMethod
 from pytest_mteval.metrics.fst import load_analyzer
 from pytest_mteval.metrics.text import words
-from pytest_mteval.pricing import load_prices
-from pytest_mteval.translate import method_view
+from pytest_mteval.run.translate import method_view
 
 REPO = Path(__file__).resolve().parents[1]
 VOCAB = load_corpus(REPO / "corpora" / "eng-crk-morphodict-vocab.json")

@@ -10,7 +10,7 @@ import hfst
 import pytest
 from conftest import CORPORA, METHODS
 
-from pytest_mteval import scoring
+from pytest_mteval.scoring import composite as scoring
 
 pytest_plugins = ["pytester"]
 

@@ -8,8 +8,8 @@ import pytest
 from replayed_runs import GPT55, HAIKU, card_dict, replay_card, report
 from sacrebleu.metrics import CHRF
 
-from pytest_mteval.baseline import read_run
-from pytest_mteval.regressions import EntryGateOptions, char_diff, entry_verdict
+from pytest_mteval.cards.baseline import read_run
+from pytest_mteval.cards.regressions import EntryGateOptions, char_diff, entry_verdict
 
 CHRF_PP = CHRF(word_order=2)
 

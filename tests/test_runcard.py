@@ -112,7 +112,7 @@ def card_path(pytester, small_corpus):
 
 def mteval(*args):
     return subprocess.run(
-        [sys.executable, "-m", "pytest_mteval.cli", *args], capture_output=True, text=True
+        [sys.executable, "-m", "pytest_mteval.cli.main", *args], capture_output=True, text=True
     )
 
 

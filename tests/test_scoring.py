@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mteval import scoring
+from pytest_mteval.scoring import composite as scoring
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "SCORING.md"
 

@@ -11,7 +11,7 @@ from conftest import CORPORA, DATA, METHODS, envelope
 from pytest_mteval.corpus import load_corpus
 from pytest_mteval.methods.loader import find_method
 from pytest_mteval.methods.protocol import RunConfig
-from pytest_mteval.translate import method_view
+from pytest_mteval.run.translate import method_view
 
 pytest_plugins = ["pytester"]
 

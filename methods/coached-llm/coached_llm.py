@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_mteval.chat_method import ChatMethod, MethodSetupError, language_name
+from pytest_mteval.methods.chat import ChatMethod, MethodSetupError, language_name
 from pytest_mteval.methods.protocol import MethodEntry, RunConfig
 
 HERE = Path(__file__).resolve().parent

@@ -17,8 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_mteval.chat_method import BatchContext, ChatMethod, MethodSetupError, language_name
-from pytest_mteval.llm import ChatMessage, Completion
+from pytest_mteval.llm.client import ChatMessage, Completion
+from pytest_mteval.methods.chat import BatchContext, ChatMethod, MethodSetupError, language_name
 from pytest_mteval.methods.protocol import MethodEntry, MethodResult, RunConfig
 from pytest_mteval.metrics.fst import Analyzer, FstError, load_analyzer, words
 

@@ -6,7 +6,7 @@ to get a bare translation back.
 
 from __future__ import annotations
 
-from pytest_mteval.chat_method import ChatMethod, language_name
+from pytest_mteval.methods.chat import ChatMethod, language_name
 from pytest_mteval.methods.protocol import RunConfig
 
 

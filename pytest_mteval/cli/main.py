@@ -8,8 +8,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_mteval import runcard
-from pytest_mteval.compare_cli import add_compare_command
+from pytest_mteval.cards import runcard
+from pytest_mteval.cli.compare import add_compare_command
 
 
 def _verify(args: argparse.Namespace) -> int:

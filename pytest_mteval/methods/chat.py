@@ -13,10 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_mteval.cost import Call, entry_cost, sum_usage
-from pytest_mteval.llm import ChatClient, ChatMessage, ChatSettings, Completion, LLMConfigError
+from pytest_mteval.llm.client import (
+    ChatClient,
+    ChatMessage,
+    ChatSettings,
+    Completion,
+    LLMConfigError,
+)
+from pytest_mteval.llm.cost import Call, entry_cost, sum_usage
+from pytest_mteval.llm.pricing import PriceError, PriceTable, load_prices
 from pytest_mteval.methods.protocol import MethodEntry, MethodResult, RunConfig
-from pytest_mteval.pricing import PriceError, PriceTable, load_prices
 
 #: Names for the language codes of the shipped corpora, so prompts say "Plains Cree", not "crk".
 LANGUAGE_NAMES: dict[str, str] = {

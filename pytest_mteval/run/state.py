@@ -12,15 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_mteval.batches import BatchTranslator
-from pytest_mteval.comparable import Comparable
 from pytest_mteval.corpus import Corpus, Entry
-from pytest_mteval.evaluate import build_record, score_batches
 from pytest_mteval.methods.loader import MethodSource
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 from pytest_mteval.metrics.base import Metric
-from pytest_mteval.options import Settings
-from pytest_mteval.translate import MethodRunner
+from pytest_mteval.plugin.options import Settings
+from pytest_mteval.run.batches import BatchTranslator
+from pytest_mteval.run.record import build_record, score_batches
+from pytest_mteval.run.translate import MethodRunner
+from pytest_mteval.scoring.comparable import Comparable
 
 _UNSAFE = re.compile(r"[^\w.\-]+")
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_mteval.cost import estimate_run
+from pytest_mteval.llm.cost import estimate_run
+from pytest_mteval.llm.pricing import load_prices
 from pytest_mteval.methods.protocol import DescribesPrompt
-from pytest_mteval.pricing import load_prices
-from pytest_mteval.state import RunState
-from pytest_mteval.translate import method_view
+from pytest_mteval.run.state import RunState
+from pytest_mteval.run.translate import method_view
 
 
 def estimate(state: RunState) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypedDict
 
 from pytest_mteval.metrics.match import exact_match, normalize, output_key
-from pytest_mteval.scoring import CANDIDATE_LABEL, TIERS, UNSCORED
+from pytest_mteval.scoring.composite import CANDIDATE_LABEL, TIERS, UNSCORED
 
 Record = Mapping[str, Any]
 

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_mteval.build_card import build_card
-from pytest_mteval.cache import cache_totals
-from pytest_mteval.gate import GateVerdict, evaluate_gate
+from pytest_mteval.cards.build import build_card
+from pytest_mteval.cards.gate import GateVerdict, evaluate_gate
+from pytest_mteval.cards.runcard import RunCardError, replace, seal, write_new
 from pytest_mteval.methods.manifest import MethodCard
-from pytest_mteval.runcard import RunCardError, replace, seal, write_new
-from pytest_mteval.state import RunState
+from pytest_mteval.run.cache import cache_totals
+from pytest_mteval.run.state import RunState
 
 
 @dataclass

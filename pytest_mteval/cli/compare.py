@@ -7,15 +7,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from pytest_mteval.baseline import BaselineError, dataset_difference, read_run, run_texts
-from pytest_mteval.compare import DEFAULT_TOP, compare_runs, markdown, text_lines
-from pytest_mteval.gate import (
+from pytest_mteval.cards.baseline import BaselineError, dataset_difference, read_run, run_texts
+from pytest_mteval.cards.compare import DEFAULT_TOP, compare_runs, markdown, text_lines
+from pytest_mteval.cards.gate import (
     DEFAULT_SIGNIFICANCE,
     GateOptionError,
     GateOptions,
     parse_metric_gate,
 )
-from pytest_mteval.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+from pytest_mteval.scoring.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 UNUSABLE = 2
 

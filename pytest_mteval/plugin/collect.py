@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
 
-from pytest_mteval.regressions import entry_verdict
-from pytest_mteval.state import RunState
+from pytest_mteval.cards.regressions import entry_verdict
+from pytest_mteval.run.state import RunState
 
 
 class EntryError(Exception):

@@ -7,16 +7,16 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
 import pytest_mteval
-from pytest_mteval import scoring
-from pytest_mteval.aggregate import breakdown, quality_scores, speed_scores
-from pytest_mteval.cost import run_totals
-from pytest_mteval.headline import group_composite, judge_run, statistics_of
+from pytest_mteval.cards.runcard import ResultRow, Scores
+from pytest_mteval.llm.cost import run_totals
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import DescribesPrompt
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.base import Record
-from pytest_mteval.runcard import ResultRow, Scores
-from pytest_mteval.state import RunState
+from pytest_mteval.run.state import RunState
+from pytest_mteval.scoring import composite as scoring
+from pytest_mteval.scoring.aggregate import breakdown, quality_scores, speed_scores
+from pytest_mteval.scoring.headline import group_composite, judge_run, statistics_of
 
 #: Record keys that are internal plumbing, not part of a result row.
 _INTERNAL: Final = frozenset({"stats", "index", "batch", "batch_warnings"})

@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from pytest_mteval.corpus import Entry
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
-from pytest_mteval.translate import method_view
+from pytest_mteval.run.translate import method_view
 
 #: RunConfig fields that cannot change an output (scheduling, and where the folder lives:
 #: its content is hashed instead, so a checkout elsewhere hits the same cache).

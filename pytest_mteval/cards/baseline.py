@@ -13,9 +13,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_mteval import runcard
-from pytest_mteval.comparable import Comparable, from_card, from_harness_report, is_harness_report
+from pytest_mteval.cards import runcard
 from pytest_mteval.corpus import Corpus
+from pytest_mteval.scoring.comparable import (
+    Comparable,
+    from_card,
+    from_harness_report,
+    is_harness_report,
+)
 
 #: entry id -> (source, reference): what must agree for two runs to be on the same data.
 EntryTexts = Mapping[str, tuple[str, str]]

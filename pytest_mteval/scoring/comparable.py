@@ -18,10 +18,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from pytest_mteval import scoring
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.match import exact_match
-from pytest_mteval.stats import Statistic, rate_statistic, ratio_statistic, sacre_statistic
+from pytest_mteval.scoring import composite as scoring
+from pytest_mteval.scoring.bootstrap import (
+    Statistic,
+    rate_statistic,
+    ratio_statistic,
+    sacre_statistic,
+)
 
 Row = dict[str, Any]
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from pytest_mteval.cache import TranslationCache, split_cached, store
 from pytest_mteval.corpus import Entry
 from pytest_mteval.methods.protocol import MethodResult, RunConfig, TranslationMethod
-from pytest_mteval.translate import MethodRunner, PendingBatch, collect_batch, submit_batch
+from pytest_mteval.run.cache import TranslationCache, split_cached, store
+from pytest_mteval.run.translate import MethodRunner, PendingBatch, collect_batch, submit_batch
 
 
 @dataclass

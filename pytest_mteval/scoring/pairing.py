@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from pytest_mteval import scoring, stats
-from pytest_mteval.comparable import Comparable, Row, constant_statistic, entry_statistic
+from pytest_mteval.scoring import bootstrap as stats
+from pytest_mteval.scoring import composite as scoring
+from pytest_mteval.scoring.comparable import Comparable, Row, constant_statistic, entry_statistic
 
 COMPOSITE: Final = "composite"
 

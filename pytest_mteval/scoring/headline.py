@@ -11,10 +11,11 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any, Final
 
-from pytest_mteval import scoring, stats
-from pytest_mteval.comparable import entry_statistic
-from pytest_mteval.guards import cap_tier, run_flags
 from pytest_mteval.metrics.base import Record
+from pytest_mteval.scoring import bootstrap as stats
+from pytest_mteval.scoring import composite as scoring
+from pytest_mteval.scoring.comparable import entry_statistic
+from pytest_mteval.scoring.guards import cap_tier, run_flags
 
 #: Metrics whose interval the card reports, besides the composite.
 INTERVAL_METRICS: Final = ("chrf_plus_plus", "bleu", "exact_match_rate")

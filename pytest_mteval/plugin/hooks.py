@@ -14,18 +14,18 @@ from typing import Any
 
 import pytest
 
-from pytest_mteval import hookspecs
-from pytest_mteval.collect import CorpusFile, EntryItem
+from pytest_mteval.cards.gate import gate_lines
 from pytest_mteval.corpus import Entry
-from pytest_mteval.dry_run import estimate, estimate_lines
-from pytest_mteval.finish import FinishedRun, finish_run, update_baseline
-from pytest_mteval.gate import gate_lines
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import TranslationMethod
-from pytest_mteval.options import add_options
-from pytest_mteval.report import summary_lines
-from pytest_mteval.start import StartError, start_run
-from pytest_mteval.state import RunState
+from pytest_mteval.plugin import hookspecs
+from pytest_mteval.plugin.begin_run import StartError, start_run
+from pytest_mteval.plugin.collect import CorpusFile, EntryItem
+from pytest_mteval.plugin.end_run import FinishedRun, finish_run, update_baseline
+from pytest_mteval.plugin.options import add_options
+from pytest_mteval.reports.terminal import summary_lines
+from pytest_mteval.run.dry_run import estimate, estimate_lines
+from pytest_mteval.run.state import RunState
 
 STATE = pytest.StashKey[RunState]()
 RECORD = pytest.StashKey[dict[str, Any]]()
@@ -258,7 +258,7 @@ class XdistHooks:
 
     @pytest.hookimpl(trylast=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
-        from pytest_mteval.schedule import BatchScheduling
+        from pytest_mteval.plugin.schedule import BatchScheduling
 
         if config.getoption("dist") == "each":
             return None

@@ -14,15 +14,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
-from pytest_mteval import stats
-from pytest_mteval.comparable import (
+from pytest_mteval.scoring import bootstrap as stats
+from pytest_mteval.scoring.comparable import (
     GATEABLE,
     LOWER_IS_BETTER,
     SACRE_FAMILIES,
     Comparable,
     from_card,
 )
-from pytest_mteval.pairing import COMPOSITE, Measure, Pairing, measure, pair
+from pytest_mteval.scoring.pairing import COMPOSITE, Measure, Pairing, measure, pair
 
 DEFAULT_SIGNIFICANCE: Final = 0.05
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from pytest_mteval.comparable import Comparable, Row
-from pytest_mteval.gate import GateOptions, GateVerdict, evaluate_runs, fmt, interval
-from pytest_mteval.pairing import COMPOSITE, Measure
+from pytest_mteval.cards.gate import GateOptions, GateVerdict, evaluate_runs, fmt, interval
+from pytest_mteval.scoring.comparable import Comparable, Row
+from pytest_mteval.scoring.pairing import COMPOSITE, Measure
 
 DEFAULT_TOP: Final = 10
 #: Longest text shown in a cell before it is cut (Markdown tables do not wrap well).

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 
 import pytest_mteval
-from pytest_mteval.baseline import BaselineError, load_baseline
-from pytest_mteval.cache import TranslationCache, fingerprint_components, method_fingerprint
+from pytest_mteval.cards.baseline import BaselineError, load_baseline
 from pytest_mteval.corpus import CorpusError, load_corpus
+from pytest_mteval.llm.pricing import PriceError, load_prices
 from pytest_mteval.methods.loader import MethodFactory, MethodLoadError, find_method
 from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
 from pytest_mteval.methods.protocol import RunConfig
@@ -20,9 +20,9 @@ from pytest_mteval.metrics.equivalence import Judge
 from pytest_mteval.metrics.fst import FstError
 from pytest_mteval.metrics.registry import builtin_metrics
 from pytest_mteval.metrics.resources import corpus_resources
-from pytest_mteval.options import Settings, SettingsError, read_settings
-from pytest_mteval.pricing import PriceError, load_prices
-from pytest_mteval.state import RunState
+from pytest_mteval.plugin.options import Settings, SettingsError, read_settings
+from pytest_mteval.run.cache import TranslationCache, fingerprint_components, method_fingerprint
+from pytest_mteval.run.state import RunState
 
 #: Every error that stops a run before it starts, each with a message shown as is.
 StartError = (

@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 
 import pytest
 
-from pytest_mteval.gate import GateOptionError, GateOptions, parse_metric_gate
-from pytest_mteval.regressions import EntryGateOptions
+from pytest_mteval.cards.gate import GateOptionError, GateOptions, parse_metric_gate
+from pytest_mteval.cards.regressions import EntryGateOptions
 
 #: (option suffix, help, default) for options that take one value.
 _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (

@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from pytest_mteval.llm_response import (
+from pytest_mteval.llm.response import (
     Attempt,
     Completion,
     parse_retry_after,

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_mteval.llm.pricing import PriceTable
 from pytest_mteval.methods.protocol import Usage
-from pytest_mteval.pricing import PriceTable
 
 TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens")
 

@@ -1,0 +1,1 @@
+"""Run cards: the model, building, sealing and verifying, the gate, comparison."""

@@ -1,0 +1,1 @@
+"""The ``mteval`` command line: thin subcommands over the other layers."""

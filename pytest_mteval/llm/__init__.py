@@ -1,0 +1,1 @@
+"""Calling LLM endpoints: the httpx client, responses, prices and cost."""

@@ -1,0 +1,1 @@
+"""The pytest layer, the only one that imports pytest: hooks, options, collection."""

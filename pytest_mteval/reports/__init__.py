@@ -1,0 +1,1 @@
+"""What people read: the terminal summary and other renderings of a run."""

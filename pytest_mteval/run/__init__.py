@@ -1,0 +1,1 @@
+"""Running a method over a corpus: translation, batches, cache, records, state."""

@@ -1,0 +1,1 @@
+"""Composite, guards, bootstrap statistics and paired comparison; no I/O."""
