@@ -188,8 +188,9 @@ def duplicate_findings(entries: Sequence[Entry]) -> list[Finding]:
                 Finding(
                     "error",
                     "contamination",
-                    f"a {'/'.join(sorted(segments & SECRET))} source also appears in a public "
-                    f"segment (spec §9.2.1): {shown}",
+                    f"a {'/'.join(sorted(segments & SECRET))} source also appears "
+                    f"{'' if exact else 'nearly '}unchanged in a public segment, where methods "
+                    f"may have seen it (spec §9.2.1): {shown}",
                     ids,
                 )
             )

@@ -108,6 +108,11 @@ def _add_import(sub: Any) -> None:
             dest=f"default_{name}",
             help=f"{name} of rows that leave it empty",
         )
+    parser.add_argument(
+        "--allow-short-rows",
+        action="store_true",
+        help="a row with fewer cells than the header ends in empty cells",
+    )
     parser.add_argument("--strict", action="store_true", help="write nothing if any row is skipped")
     parser.add_argument("--force", action="store_true", help="overwrite the output file")
     parser.set_defaults(run=run_import)
@@ -155,6 +160,7 @@ def run_import(args: argparse.Namespace) -> int:
             variants_separator=args.variants_separator,
             encoding=args.encoding,
             max_bytes=args.max_bytes,
+            allow_short_rows=args.allow_short_rows,
         )
         result = import_corpus(options)
     except CorpusError as exc:

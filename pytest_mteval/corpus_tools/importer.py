@@ -91,6 +91,8 @@ class ImportOptions:
     variants_separator: str = "|"
     encoding: str = "utf-8"
     max_bytes: int = DEFAULT_MAX_BYTES
+    #: Rows with fewer cells than the header end in empty cells (spreadsheets often omit them).
+    allow_short_rows: bool = False
 
 
 @dataclass
@@ -136,7 +138,10 @@ def import_corpus(options: ImportOptions) -> ImportResult:
     else:
         path = options.inputs[0]
         text = read_text(path, options.encoding, options.max_bytes)
-        header, table = table_rows(path, text, "\t" if fmt == "tsv" else ",", options.encoding)
+        delimiter = "\t" if fmt == "tsv" else ","
+        header, table = table_rows(
+            path, text, delimiter, options.encoding, options.allow_short_rows
+        )
         mapping = _column_mapping(path, header, columns)
         ignored = [h for h in header if h and all(h not in cols for cols in mapping.values())]
         rows = _mapped(table, mapping, ignored)

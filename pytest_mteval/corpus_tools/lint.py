@@ -157,11 +157,11 @@ def text_report(report: LintReport, show_all: bool = False) -> list[str]:
                 f"  ... and {count - SHOWN_PER_CODE} more {code} (--all, or --format json)"
             )
     lines += ["", "Optional resources (spec §11.2)"]
+    width = max(len(r.name) for r in report.resources)
     for r in report.resources:
         state = "found" if r.found else "none"
-        lines.append(
-            f"  {r.name:<28} {state:<5}  {r.detail}" + (f" -> {r.enables}" if r.found else "")
-        )
+        enables = f" -> {r.enables}" if r.found else ""
+        lines.append(f"  {r.name:<{width}}  {state:<5}  {r.detail}{enables}")
     missed = [f"§11.1.{m.number} {m.name}" for m in report.minimums if not m.ok]
     lines += [
         "",

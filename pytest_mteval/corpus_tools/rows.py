@@ -7,6 +7,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,14 +65,22 @@ def _decode(path: Path, data: bytes, encoding: str) -> str:
         ) from None
 
 
+_ESCAPED = re.compile("[\udc80-\udcff]")
+
+
 def bad_bytes(text: str) -> str | None:
     """The undecodable bytes kept as surrogates in a cell, shown as hex, or None."""
-    found = [f"0x{ord(c) - 0xDC00:02x}" for c in text if 0xDC80 <= ord(c) <= 0xDCFF]
+    found = [f"0x{ord(c) - 0xDC00:02x}" for c in _ESCAPED.findall(text)]
     return " ".join(dict.fromkeys(found)) if found else None
 
 
 def cell_problem(column: str, value: str, encoding: str) -> str | None:
     """Why one cell cannot be imported, or None."""
+    if len(value) > MAX_CELL_CHARS:
+        return (
+            f"column {column!r}: {len(value):,} characters, over the {MAX_CELL_CHARS:,} "
+            "a sentence can have"
+        )
     undecodable = bad_bytes(value)
     if undecodable is not None:
         return (
@@ -80,16 +89,11 @@ def cell_problem(column: str, value: str, encoding: str) -> str | None:
         )
     if "\x00" in value:
         return f"column {column!r}: contains a NUL byte (a binary file?)"
-    if len(value) > MAX_CELL_CHARS:
-        return (
-            f"column {column!r}: {len(value):,} characters, over the {MAX_CELL_CHARS:,} "
-            "a sentence can have"
-        )
     return None
 
 
 def table_rows(
-    path: Path, text: str, delimiter: str, encoding: str
+    path: Path, text: str, delimiter: str, encoding: str, pad_short: bool = False
 ) -> tuple[list[str], Iterator[Row]]:
     """The header and the data rows of a CSV (quoted, RFC 4180) or TSV (one row per line, no
     quoting, as Tatoeba and most tools write it). CRLF and LF both end a row."""
@@ -124,21 +128,24 @@ def table_rows(
                 f"repeats column {seen[name] + 1}"
             )
         seen[name] = index
-    return header, _data_rows(path, header, records)
+    return header, _data_rows(path, header, records, pad_short)
 
 
 def _data_rows(
-    path: Path, header: list[str], records: Iterator[tuple[int, list[str]]]
+    path: Path, header: list[str], records: Iterator[tuple[int, list[str]]], pad_short: bool
 ) -> Iterator[Row]:
     for number, cells in records:
         where = f"{path}:{number}"
         if not any(cell.strip() for cell in cells):
             continue  # a blank line holds no row
+        if len(cells) < len(header) and pad_short:
+            cells = cells + [""] * (len(header) - len(cells))
         if len(cells) != len(header):
+            hint = "" if len(cells) > len(header) else "; --allow-short-rows if it ends in empties"
             yield Row(
                 where,
                 problem=f"{len(cells)} cells where the header has {len(header)} (ragged row: "
-                "a missing or extra separator?)",
+                f"a missing or extra separator?{hint})",
             )
             continue
         yield Row(where, dict(zip(header, cells, strict=True)))
