@@ -2,21 +2,25 @@
 between segments without notice to method authors.
 
 K entries chosen with the seed move from development to gold_standard and K others the other
-way, so each segment keeps its size (and the §11.1 minimums it met). The result is a new
-dataset version: the version is bumped, and ``dataset.rotations`` records the seed, the
-previous version and sha256, and the moved ids, so the rotation can be audited and replayed
-(the same seed on the same file gives the same bytes). A gate or leaderboard then sees another
-dataset (another sha256 and version) and refuses to compare across it unless told to.
+way, so each segment keeps its size (and the §11.1 minimums it met). Entries whose source has
+a near-duplicate anywhere in the corpus stay put, so rotation creates no contamination. The
+result is a new dataset version: the version is bumped, and ``dataset.rotations`` records the
+seed, the previous version and sha256, and the moved ids, so the rotation can be audited and
+replayed (the same seed on the same file gives the same bytes). A gate or leaderboard then
+sees another dataset (another sha256 and version) and refuses to compare across it unless
+told to.
 """
 
 from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from pytest_mteval.corpus import CorpusError, load_corpus, read_document
+from pytest_mteval.corpus_tools.checks import near_key
 from pytest_mteval.corpus_tools.importer import write_document
 
 PUBLIC, SECRET = "development", "gold_standard"
@@ -38,14 +42,22 @@ def rotate(
     raw, _, _, _ = read_document(path)
     if move < 1:
         raise CorpusError(f"--move must be at least 1, got {move}")
+    # An entry whose source has a near-duplicate stays put: moving one of a pair would put the
+    # same sentence in a public and a secret segment, the contamination lint reports.
+    groups = Counter(near_key(e.source) for e in corpus.entries)
     pools = {
-        segment: [e.key for e in corpus.entries if e.segment == segment]
+        segment: [
+            e.key
+            for e in corpus.entries
+            if e.segment == segment and groups[near_key(e.source)] == 1
+        ]
         for segment in (PUBLIC, SECRET)
     }
     for segment, ids in pools.items():
         if len(ids) < move:
             raise CorpusError(
-                f"{path}: cannot move {move} entries out of {segment}: it has {len(ids)}"
+                f"{path}: cannot move {move} entries out of {segment}: it has {len(ids)} "
+                "(entries with a near-duplicate source elsewhere stay put)"
             )
     rng = random.Random(seed)
     order = {e.key: i for i, e in enumerate(corpus.entries)}
