@@ -7,7 +7,7 @@ import json
 from collections import Counter
 
 import pytest
-from conftest import CORPORA, envelope, flores_entries
+from conftest import CORPORA, DATA, envelope, flores_entries
 from corpus_sheets import read, ready_corpus
 
 from pytest_mteval.cli import main
@@ -158,6 +158,24 @@ def test_contamination_duplicates_copies_variants_and_lengths(capsys, tmp_path):
     assert found["variant_is_reference"] == ("warning", ["7"])
     assert found["length_ratio"] == ("warning", ["8"])
     assert len(found) == 5
+
+
+def test_length_ratio_is_judged_against_the_pair_s_own_median(capsys, tmp_path):
+    # Chinese -> English references run about 3 times longer in characters: not suspicious.
+    sheet = DATA / "corpus-tools" / "wmt21-ted-zhen-refB-20.tsv"
+    path = tmp_path / "zhen.json"
+    args = ["--column=id=seg_id", "--id=zhen", "--source-language=zh", "--target-language=en"]
+    assert (
+        main(["corpus", "import", str(sheet), *args, "--license=Apache-2.0", "-o", str(path)]) == 0
+    )
+    capsys.readouterr()
+    _, report = lint_json(capsys, path)
+    assert "length_ratio" not in {f["code"] for f in report["findings"]}
+    document = read(path)
+    document["entries"][3]["reference"] = document["entries"][3]["reference"][:9]
+    _, report = lint_json(capsys, write(path, document))
+    flagged = [f["entry_ids"] for f in report["findings"] if f["code"] == "length_ratio"]
+    assert flagged == [[str(document["entries"][3]["id"])]]
 
 
 def test_near_key_groups_case_spacing_and_punctuation_only():
