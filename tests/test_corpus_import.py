@@ -273,6 +273,28 @@ def test_strict_writes_nothing_when_a_row_is_skipped(capsys, tmp_path):
     assert not out.exists()
 
 
+def test_output_never_overwrites_an_input(capsys, tmp_path):
+    sheet = write_sheet(tmp_path, "source,reference\na,b\n")
+    code, lines = run(capsys, "corpus", "import", sheet, *ENVELOPE, "--force", "-o", sheet)
+    assert (code, lines) == (
+        2,
+        [f"mteval corpus import: {sheet}: is an input; write the corpus to another file"],
+    )
+    assert sheet.read_text(encoding="utf-8") == "source,reference\na,b\n"
+
+
+def test_two_inputs_are_only_for_line_aligned_text(capsys, tmp_path):
+    sheet = write_sheet(tmp_path, "source,reference\na,b\n")
+    code, lines, _ = import_(capsys, tmp_path, sheet, sheet, "--format=csv", *ENVELOPE)
+    assert (code, lines) == (
+        2,
+        [
+            "mteval corpus import: give two files (source, reference) for line-aligned text, "
+            "one file otherwise"
+        ],
+    )
+
+
 def test_existing_output_needs_force(capsys, tmp_path):
     sheet = write_sheet(tmp_path, "source,reference\na,b\n")
     (tmp_path / "out.json").write_text("{}", encoding="utf-8")

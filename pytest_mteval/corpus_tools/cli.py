@@ -138,6 +138,8 @@ def _columns(args: argparse.Namespace) -> dict[str, tuple[str, ...]]:
 def run_import(args: argparse.Namespace) -> int:
     output = cast(Path, args.output)
     try:
+        if any(output.resolve() == Path(i).resolve() for i in args.inputs):
+            raise CorpusError(f"{output}: is an input; write the corpus to another file")
         if output.exists() and not args.force:
             raise CorpusError(f"{output}: exists; pass --force to overwrite it")
         if len(args.inputs) > 2:

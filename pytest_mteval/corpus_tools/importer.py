@@ -123,6 +123,10 @@ def detect_format(inputs: Sequence[Path]) -> Format:
 def import_corpus(options: ImportOptions) -> ImportResult:
     """Read the input and build the corpus document; CorpusError when nothing usable results."""
     fmt = options.format or detect_format(options.inputs)
+    if (fmt == "parallel") != (len(options.inputs) == 2):
+        raise CorpusError(
+            "give two files (source, reference) for line-aligned text, one file otherwise"
+        )
     toml = _read_toml(options.envelope_file) if options.envelope_file else {}
     envelope = {**toml.get("dataset", {}), **dict(options.envelope)}
     defaults = {**toml.get("defaults", {}), **dict(options.defaults)}
@@ -130,9 +134,9 @@ def import_corpus(options: ImportOptions) -> ImportResult:
     ignored: list[str] = []
     base_envelope: dict[str, Any] = {}
     if fmt == "parallel":
-        if len(options.inputs) != 2:
-            raise CorpusError("line-aligned text needs two files: SOURCE.txt REFERENCE.txt")
-        rows: Iterable[Row] = parallel_rows(*options.inputs, options.encoding, options.max_bytes)
+        rows: Iterable[Row] = parallel_rows(
+            options.inputs[0], options.inputs[1], options.encoding, options.max_bytes
+        )
     elif fmt == "harness":
         rows, base_envelope = _harness_rows(options.inputs[0])
     else:
@@ -371,13 +375,12 @@ class _EntryBuilder:
                     f"({', '.join(sorted(DOMAINS))})"
                 )
             raw["domain"] = domain
-        for name in ("provenance", "register", "context", "morphological_analysis", "notes"):
+        for name in ("provenance", "morphological_analysis", "notes"):
             if cells.get(name):
-                raw[name] = (
-                    cells[name]
-                    if name in {"morphological_analysis", "notes"}
-                    else cells[name].casefold()
-                )
+                raw[name] = cells[name]
+        for name in ("register", "context"):  # the §2.6 conventions are lower case
+            if cells.get(name):
+                raw[name] = cells[name].casefold()
         if cells.get("variant_class"):
             raw["variant_class"] = cells["variant_class"]
         variants = _split_variants(cells.get("variants", ""), self.separator, raw["reference"])
