@@ -12,7 +12,7 @@ from conftest import CORPORA, DATA
 
 from pytest_mteval.cli import main
 from pytest_mteval.corpus import load_corpus
-from pytest_mteval.corpus_tools.importer import stable_id
+from pytest_mteval.corpus_tools.entries import stable_id
 
 TOOLS = DATA / "corpus-tools"
 GUJ = TOOLS / "eng-guj-tatoeba-120.csv"

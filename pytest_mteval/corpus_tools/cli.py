@@ -8,13 +8,9 @@ from pathlib import Path
 from typing import Any, cast
 
 from pytest_mteval.corpus import CorpusError
-from pytest_mteval.corpus_tools.importer import (
-    DEFAULTABLE,
-    ENTRY_FIELDS,
-    ImportOptions,
-    import_corpus,
-    write_document,
-)
+from pytest_mteval.corpus_tools.entries import ENTRY_FIELDS
+from pytest_mteval.corpus_tools.envelope import DEFAULTABLE
+from pytest_mteval.corpus_tools.importer import ImportOptions, import_corpus, write_document
 from pytest_mteval.corpus_tools.lint import run_lint
 from pytest_mteval.corpus_tools.rotate import run_rotate
 from pytest_mteval.corpus_tools.rows import DEFAULT_MAX_BYTES

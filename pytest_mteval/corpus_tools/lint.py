@@ -7,6 +7,7 @@ loader's own models and reports them all, then checks the valid ones.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -63,8 +64,6 @@ class LintReport:
 
 def lint(path: Path) -> LintReport:
     """Every check on one corpus file; CorpusError only when it is no corpus at all."""
-    import hashlib
-
     raw, raw_bytes, shape, _ = read_document(path)
     findings: list[Finding] = []
     dataset: Dataset | None = None
