@@ -190,6 +190,26 @@ def test_envelope_and_defaults_from_toml(capsys, tmp_path):
     assert dataset.consent == "docs/consent.pdf"
 
 
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ("[columns]\nsource = 3\n", "[columns] 'source': expected an entry field"),
+        ('[dataset]\nprovenance = "corpus"\n', "[dataset] provenance must be a list of strings"),
+        ("[defaults]\nreference = 'x'\n", "[defaults] 'reference': expected one of segment,"),
+        ("[dataset\n", "not a valid UTF-8 TOML file"),
+        ("[extra]\n", "unknown table 'extra'"),
+    ],
+)
+def test_bad_toml_is_one_line(capsys, tmp_path, toml, message):
+    path = tmp_path / "corpus.toml"
+    path.write_text(toml, encoding="utf-8")
+    code, lines, _ = import_(capsys, tmp_path, GUJ, *GUJ_COLUMNS, *ENVELOPE, "--envelope", path)
+    assert code == 2
+    assert len(lines) == 1
+    assert lines[0].startswith(f"mteval corpus import: {path}: ")
+    assert message in lines[0]
+
+
 def test_missing_envelope_field_is_named_with_the_option(capsys, tmp_path):
     code, lines, out = import_(
         capsys,

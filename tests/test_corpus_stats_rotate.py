@@ -136,3 +136,29 @@ def test_rotation_never_overwrites_its_input(capsys, tmp_path):
 )
 def test_next_version(old, new):
     assert next_version(old) == new
+
+
+HOSTILE = {
+    "bom": ("\ufeff" + json.dumps({"entries": []})).encode("utf-8"),
+    "latin1": '{"dataset": {}, "entries": [{"source": "caf\xe9"}]}'.encode("latin-1"),
+    "csv": b"source,reference\r\nI see the dog,niwapamaw atim\r\n",
+    "truncated": SME.read_bytes()[:5000],
+    "ragged_entry": json.dumps({"dataset": {}, "entries": [["a", "b"]]}).encode(),
+}
+
+
+@pytest.mark.parametrize("command", ["lint", "stats", "rotate"])
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+def test_hostile_corpus_files_end_in_one_line(capsys, tmp_path, command, kind):
+    path = tmp_path / "corpus.json"
+    path.write_bytes(HOSTILE[kind])
+    extra = ["--seed", 1, "--move", 1, "-o", tmp_path / "out.json"] if command == "rotate" else []
+    code, out = run(capsys, "corpus", command, path, *extra)
+    if command == "lint" and kind == "ragged_entry":
+        # Readable as a corpus: lint lists the problems instead (exit 1).
+        assert code == 1
+        assert "error   schema: entry 0: an entry is a JSON object" in out
+        return
+    assert code == 2
+    assert out.count("\n") == 1
+    assert out.startswith(f"mteval corpus {command}: {path}: ")

@@ -42,6 +42,9 @@ def read_toml(path: Path) -> dict[str, Any]:
             f"{path}: unknown table {sorted(unknown)[0]!r}: "
             "expected [dataset], [defaults], [columns]"
         )
+    provenance = raw.get("dataset", {}).get("provenance", [])
+    if not isinstance(provenance, list) or not all(isinstance(t, str) for t in provenance):
+        raise CorpusError(f"{path}: [dataset] provenance must be a list of strings")
     for key in raw.get("defaults", {}):
         if key not in DEFAULTABLE:
             raise CorpusError(
@@ -54,7 +57,11 @@ def toml_columns(path: Path | None, toml: Mapping[str, Any]) -> dict[str, tuple[
     columns: dict[str, tuple[str, ...]] = {}
     for name, value in toml.get("columns", {}).items():
         headers = [value] if isinstance(value, str) else value
-        if name not in ENTRY_FIELDS or not all(isinstance(h, str) for h in headers):
+        if (
+            name not in ENTRY_FIELDS
+            or not isinstance(headers, list)
+            or not all(isinstance(h, str) for h in headers)
+        ):
             raise CorpusError(
                 f"{path}: [columns] {name!r}: expected an entry field ({', '.join(ENTRY_FIELDS)}) "
                 "= a column name (or a list of them for variants)"
