@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 import json
 
-from conftest import METHODS
+from conftest import DATA, METHODS
 from corpus_sheets import GUJ
 
 from pytest_mteval.cli import main
@@ -92,3 +92,63 @@ def test_import_lint_fix_evaluate_rotate(pytester, capsys):
     )
     assert again.ret != 0
     again.stderr.fnmatch_lines([f"*baseline {card} was not made on this dataset: dataset sha256*"])
+
+
+CREE_IMPORT = [
+    "corpus",
+    "import",
+    DATA / "corpus-tools" / "morphodict-sample-head40.csv",
+    "--source-column=Query",
+    "--reference-column=Nêhiyawêwin 1",
+    "--column=variants=Nêhiyawêwin 2",
+    "--column=variants=Nêhiyawêwin 3",
+    "--allow-short-rows",
+    "--id=crk-head",
+    "--source-language=en",
+    "--target-language=crk",
+    "--license=Apache-2.0",
+    "--provenance=dictionary",
+]
+
+
+def test_the_variant_guard_judges_an_imported_corpus_with_variants(pytester, capsys):
+    """Spec §9.3.1 at run time is the existing guard: a method that always answers the exact
+    reference on entries with acceptable variants is flagged on the card; one that answers
+    with a variant (as right, per the corpus) is not."""
+    corpus = pytester.path / "crk.json"
+    code, out = mteval(capsys, *CREE_IMPORT, "-o", corpus)
+    assert code == 0, out
+    code, out = mteval(capsys, "corpus", "lint", corpus, "--format", "json")
+    resources = {r["name"]: r for r in json.loads(out)["resources"]}
+    entries = load_corpus(corpus).entries
+    with_variants = [e for e in entries if e.variants]
+    assert len(with_variants) >= 10
+    assert resources["variants / variant classes"]["found"]
+
+    def run(name, answer):
+        predictions = pytester.path / f"{name}.jsonl"
+        predictions.write_text(
+            "".join(json.dumps({"id": e.id, "predicted": answer(e)}) + "\n" for e in entries),
+            encoding="utf-8",
+        )
+        card = pytester.path / f"{name}-card.json"
+        pytester.runpytest(
+            f"--mteval-corpus={corpus}",
+            f"--mteval-method={METHODS / 'replay'}",
+            f"--mteval-method-arg=predictions={predictions}",
+            f"--mteval-run-card={card}",
+            "-p",
+            "no:randomly",
+        )
+        written = json.loads(card.read_text(encoding="utf-8"))
+        return {flag["code"]: flag for flag in written["flags"]}, written
+
+    flags, card = run("references", lambda e: e.reference)
+    assert sorted(flags["suspiciously_perfect_variants"]["entry_ids"]) == sorted(
+        e.key for e in with_variants
+    )
+    # Every reference reproduced: the uncapped tier is the top one, the flag caps it.
+    assert card["scores"]["quality_tier_uncapped"] != "emerging"
+    assert card["scores"]["quality_tier"] == "emerging"
+    flags, _ = run("variants", lambda e: e.variants[0] if e.variants else e.reference)
+    assert "suspiciously_perfect_variants" not in flags
