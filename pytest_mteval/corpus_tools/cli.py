@@ -16,19 +16,19 @@ from pytest_mteval.corpus_tools.rotate import run_rotate
 from pytest_mteval.corpus_tools.rows import DEFAULT_MAX_BYTES
 from pytest_mteval.corpus_tools.stats import run_stats
 
-#: Envelope fields settable from the command line, as (option, dataset field).
-_ENVELOPE_OPTIONS: tuple[tuple[str, str], ...] = (
-    ("id", "id"),
-    ("version", "version"),
-    ("language-pair", "language_pair"),
-    ("source-language", "source_language"),
-    ("target-language", "target_language"),
-    ("created", "created"),
-    ("license", "license"),
-    ("attribution", "attribution"),
-    ("consent", "consent"),
-    ("language-resources", "language_resources"),
-    ("glossary", "glossary"),
+#: Envelope fields settable from the command line, as (option, dataset field, metavar).
+_ENVELOPE_OPTIONS: tuple[tuple[str, str, str], ...] = (
+    ("id", "id", "NAME"),
+    ("version", "version", "X.Y.Z"),
+    ("language-pair", "language_pair", "LABEL"),
+    ("source-language", "source_language", "BCP47"),
+    ("target-language", "target_language", "BCP47"),
+    ("created", "created", "YYYY-MM-DD"),
+    ("license", "license", "SPDX-ID"),
+    ("attribution", "attribution", "TEXT"),
+    ("consent", "consent", "WHERE"),
+    ("language-resources", "language_resources", "PATH"),
+    ("glossary", "glossary", "PATH"),
 )
 
 
@@ -78,7 +78,13 @@ def _add_import(sub: Any) -> None:
             "--column FIELD=HEADER. Rows that cannot be entries are listed with the reason."
         ),
     )
-    parser.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
+    parser.add_argument(
+        "inputs",
+        nargs="+",
+        type=Path,
+        metavar="INPUT",
+        help="a .csv/.tsv sheet with a header, a harness .json, or SOURCE.txt REFERENCE.txt",
+    )
     parser.add_argument("-o", "--output", type=Path, required=True, help="corpus JSON to write")
     parser.add_argument("--format", choices=["csv", "tsv", "parallel", "harness"])
     parser.add_argument("--source-column", metavar="HEADER")
@@ -92,16 +98,28 @@ def _add_import(sub: Any) -> None:
     )
     parser.add_argument("--variants-separator", default="|", help="between variants in a cell")
     parser.add_argument("--encoding", default="utf-8", help="of the input (default utf-8)")
-    parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES)
+    parser.add_argument(
+        "--max-bytes",
+        type=int,
+        default=DEFAULT_MAX_BYTES,
+        help=f"refuse larger inputs (default {DEFAULT_MAX_BYTES:,})",
+    )
     parser.add_argument(
         "--envelope", type=Path, metavar="FILE.toml", help="[dataset] fields, [defaults], [columns]"
     )
-    for option, _ in _ENVELOPE_OPTIONS:
-        parser.add_argument(f"--{option}", dest=f"env_{option.replace('-', '_')}")
+    for option, name, metavar in _ENVELOPE_OPTIONS:
+        parser.add_argument(
+            f"--{option}",
+            dest=f"env_{name}",
+            metavar=metavar,
+            help=f"dataset.{name}"
+            + (", relative to the output file" if metavar == "PATH" else " (spec §2.1)"),
+        )
     for name in DEFAULTABLE:
         parser.add_argument(
             f"--{name}",
             dest=f"default_{name}",
+            metavar=name.upper(),
             help=f"{name} of rows that leave it empty",
         )
     parser.add_argument(
@@ -145,9 +163,9 @@ def run_import(args: argparse.Namespace) -> int:
             format=args.format,
             columns=_columns(args),
             envelope={
-                field: getattr(args, f"env_{option.replace('-', '_')}")
-                for option, field in _ENVELOPE_OPTIONS
-                if getattr(args, f"env_{option.replace('-', '_')}") is not None
+                name: getattr(args, f"env_{name}")
+                for _, name, _ in _ENVELOPE_OPTIONS
+                if getattr(args, f"env_{name}") is not None
             },
             envelope_file=args.envelope,
             defaults={
