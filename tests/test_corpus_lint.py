@@ -266,6 +266,16 @@ def test_a_100_mb_file_that_is_no_corpus_exits_2(capsys, tmp_path):
     )
 
 
+def test_linting_a_sheet_says_to_import_it_first(capsys):
+    sheet = DATA / "corpus-tools" / "eng-guj-tatoeba-120.csv"
+    code, out = lint(capsys, sheet)
+    assert code == 2
+    assert out == (
+        f"mteval corpus lint: {sheet}: invalid JSON at line 1, column 1: Expecting value "
+        f"(a sheet? make it a corpus first: mteval corpus import {sheet} -o ...)\n"
+    )
+
+
 def test_missing_file_exits_2(capsys, tmp_path):
     path = tmp_path / "nope.json"
     code, out = lint(capsys, path)

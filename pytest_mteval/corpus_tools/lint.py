@@ -175,10 +175,13 @@ def run_lint(path: Path, fmt: str, show_all: bool, strict: bool) -> int:
     try:
         report = lint(path)
     except CorpusError as exc:
+        message = str(exc)
+        if path.suffix.lower() in {".csv", ".tsv", ".tab", ".txt"}:
+            message += f" (a sheet? make it a corpus first: mteval corpus import {path} -o ...)"
         if fmt == "json":
-            print(json.dumps({"corpus": str(path), "ok": False, "error": str(exc)}))
+            print(json.dumps({"corpus": str(path), "ok": False, "error": message}))
         else:
-            print(f"mteval corpus lint: {exc}")
+            print(f"mteval corpus lint: {message}")
         return 2
     if fmt == "json":
         print(json.dumps(report.as_json(), ensure_ascii=False, indent=2))
