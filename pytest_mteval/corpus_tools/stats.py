@@ -73,11 +73,11 @@ def text_report(stats: dict[str, Any]) -> list[str]:
         for value, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
             bar = "#" * max(1, round(30 * count / total))
             lines.append(f"  {value:<{width}}  {count:>6}  {100 * count / total:5.1f}%  {bar}")
-    lines += ["", "lengths            min  median    mean     max"]
+    lines += ["", f"{'lengths':<24}{'min':>5}{'median':>8}{'mean':>8}{'max':>8}"]
     for side, units in stats["lengths"].items():
         for unit, v in units.items():
             name = f"{side} {unit}"
-            lines.append(f"  {name:<16}{v['min']:>5}{v['median']:>8g}{v['mean']:>8g}{v['max']:>8}")
+            lines.append(f"  {name:<22}{v['min']:>5}{v['median']:>8g}{v['mean']:>8g}{v['max']:>8}")
     lines += ["", "entries with " + ", ".join(f"{k}: {v}" for k, v in stats["with"].items())]
     return lines
 
