@@ -230,6 +230,15 @@ def test_warnings_fail_only_with_strict(capsys, tmp_path):
     assert {f["severity"] for f in report["findings"]} == {"warning"}
     code, _ = lint(capsys, path, "--strict")
     assert code == 1
+    raw = read(path)
+    diagnostic = [str(e["id"]) for e in raw["entries"] if e["segment"] == "diagnostic"]
+    unnamed = [f for f in report["findings"] if f["code"] == "diagnostic_without_phenomenon"]
+    assert [f["entry_ids"] for f in unnamed] == [diagnostic]
+    for entry in raw["entries"]:
+        if entry["segment"] == "diagnostic":
+            entry["notes"] = "register: exclamation vs statement"
+    _, report = lint_json(capsys, write(path, raw))
+    assert "diagnostic_without_phenomenon" not in {f["code"] for f in report["findings"]}
 
 
 @pytest.mark.parametrize(

@@ -159,6 +159,25 @@ def value_findings(entries: Sequence[Entry]) -> list[Finding]:
     return out
 
 
+def diagnostic_findings(entries: Sequence[Entry]) -> list[Finding]:
+    """Diagnostic entries target a linguistic phenomenon (§11.1.3): one that names none (no
+    ``notes``, no ``variant_class``) cannot tell a reader what it tests."""
+    unnamed = [
+        e.key for e in entries if e.segment == "diagnostic" and not (e.notes or e.variant_class)
+    ]
+    if not unnamed:
+        return []
+    return [
+        Finding(
+            "warning",
+            "diagnostic_without_phenomenon",
+            f"{len(unnamed)} diagnostic entries name no phenomenon they test (notes or "
+            "variant_class, spec §11.1.3)",
+            unnamed,
+        )
+    ]
+
+
 def near_key(text: str) -> str:
     """Sources equal under this key are near-duplicates: case, spacing, punctuation and
     compatibility forms aside (``Edmonton`` / ``"edmonton"`` / ``Edmonton!``)."""

@@ -20,6 +20,7 @@ from pytest_mteval.corpus_tools.checks import (
     Finding,
     Minimum,
     content_findings,
+    diagnostic_findings,
     duplicate_findings,
     envelope_findings,
     minimums,
@@ -84,6 +85,7 @@ def lint(path: Path) -> LintReport:
     findings.extend(value_findings(entries))
     findings.extend(duplicate_findings(entries))
     findings.extend(content_findings(entries))
+    findings.extend(diagnostic_findings(entries))
     resources = optional_resources(path, dataset, entries, findings)
     return LintReport(
         path=path,
