@@ -91,6 +91,8 @@ class Dataset(BaseModel):
     language_resources: StrictStr | None = None
     glossary: StrictStr | None = None
     attribution: StrictStr | None = None
+    #: Where the language community's agreement is documented (spec §11.1, minimum 7).
+    consent: StrictStr | None = None
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,18 @@ class Corpus:
 def load_corpus(path: str | Path) -> Corpus:
     """Read, map and validate a corpus file; raise CorpusError with one clear message."""
     path = Path(path)
+    raw, raw_bytes, shape, mapped = read_document(path)
+    dataset = _validate_dataset(path, raw.get("dataset"))
+    entries = _validate_entries(path, raw["entries"])
+    digest = hashlib.sha256(raw_bytes).hexdigest()
+    return Corpus(path, dataset, entries, digest, shape, mapped)
+
+
+def read_document(
+    path: Path,
+) -> tuple[dict[str, Any], bytes, Literal["spec", "harness"], tuple[str, ...]]:
+    """The corpus file as the spec's envelope (a harness-shaped file mapped onto it), not yet
+    validated, with its bytes, its shape and the fields mapped; CorpusError when unreadable."""
     try:
         raw_bytes = path.read_bytes()
     except OSError as exc:
@@ -143,15 +157,15 @@ def load_corpus(path: str | Path) -> Corpus:
         ) from None
     if not isinstance(raw, dict) or not isinstance(raw.get("entries"), list):
         raise CorpusError(f"{path}: a corpus is a JSON object with an 'entries' list")
-    mapped: tuple[str, ...] = ()
-    shape: Literal["spec", "harness"] = "spec"
     if "dataset" not in raw and "corpus_id" in raw:
-        raw, mapped = _from_harness_shape(raw)
-        shape = "harness"
-    dataset = _validate_dataset(path, raw.get("dataset"))
-    entries = _validate_entries(path, raw["entries"])
-    digest = hashlib.sha256(raw_bytes).hexdigest()
-    return Corpus(path, dataset, entries, digest, shape, mapped)
+        mapped_raw, mapped = _from_harness_shape(raw)
+        return mapped_raw, raw_bytes, "harness", mapped
+    return raw, raw_bytes, "spec", ()
+
+
+def validation_message(exc: ValidationError) -> str:
+    """One readable line for the first problem pydantic found (public for the corpus tools)."""
+    return _first_error(exc)
 
 
 def _validate_dataset(path: Path, raw: Any) -> Dataset:
