@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
-import pytest_mteval
+from pytest_mteval.cards.identity import identity_fields, system_prompt
 from pytest_mteval.cards.runcard import ResultRow, Scores
 from pytest_mteval.llm.cost import run_totals
 from pytest_mteval.methods.manifest import MethodCard
-from pytest_mteval.methods.protocol import DescribesPrompt
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.base import Record
 from pytest_mteval.run.state import RunState
@@ -44,7 +42,8 @@ def build_card(
 ) -> dict[str, Any]:
     settings, corpus, config = state.settings, state.corpus, state.run_config
     warnings = [w for r in records for w in r.get("batch_warnings") or ()]
-    prompt = _guarded(warnings, "system_prompt", "", lambda: _system_prompt(state))
+    prompt = _guarded(warnings, "system_prompt", "", lambda: system_prompt(state))
+    identity = identity_fields(state, prompt)
     no_fields: dict[str, Any] = {}
     method_fields = _guarded(warnings, "run_card_fields", no_fields, lambda: _method_fields(state))
     scores: dict[str, Any] = dict.fromkeys(Scores.model_fields)  # null where not measured
@@ -70,19 +69,19 @@ def build_card(
     manifest = state.source.manifest
     return {
         "run_id": run_id,
-        "harness_version": pytest_mteval.__version__,
+        "harness_version": identity["harness_version"],
         "timestamp": timestamp,
         "elapsed_seconds": round(elapsed_s, 3),
-        "model_slug": config.model or f"method:{state.source.name}",
+        "model_slug": identity["model_slug"],
         "model_id": _reported_model(records),
-        "condition": config.condition,
-        "temperature": config.temperature,
-        "system_prompt_sha256": hashlib.sha256(prompt.encode("utf-8")).hexdigest(),
+        "condition": identity["condition"],
+        "temperature": identity["temperature"],
+        "system_prompt_sha256": identity["system_prompt_sha256"],
         "system_prompt_used": prompt,
         "coaching_data_sha256": _first_metadata(records, "coaching_data_sha256"),
         "fst_version": scores.get("fst_version"),
-        "tools_enabled": sorted(getattr(state.method, "tools_enabled", []) or []),
-        "batch_size": settings.batch_size,
+        "tools_enabled": identity["tools_enabled"],
+        "batch_size": identity["batch_size"],
         "max_retries": method_fields.get("max_retries", config.max_retries),
         "dataset": {
             "id": corpus.dataset.id,
@@ -136,13 +135,6 @@ def _row(record: Record) -> dict[str, Any]:
     row: dict[str, Any] = dict.fromkeys(ResultRow.model_fields)
     row.update((k, v) for k, v in record.items() if k not in _INTERNAL)
     return row
-
-
-def _system_prompt(state: RunState) -> str:
-    method = state.method
-    if isinstance(method, DescribesPrompt):
-        return method.system_prompt(state.run_config)
-    return ""
 
 
 def _method_fields(state: RunState) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cli.compare import add_compare_command
+from pytest_mteval.cli.sweep import add_sweep_commands
 from pytest_mteval.corpus_tools.cli import add_corpus_command
 
 
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     schema.set_defaults(run=_schema)
     add_compare_command(commands)
     add_corpus_command(commands)
+    add_sweep_commands(commands)
     return parser
 
 

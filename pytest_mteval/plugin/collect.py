@@ -1,7 +1,8 @@
 """The corpus as a pytest tree: corpus file -> batch collectors -> one item per entry.
 
 A batch is the parent node of its entries so that xdist's loadscope keeps a batch on one
-worker, where it is translated once.
+worker, where it is translated once. A run of a sweep (``--mteval-label``) has one more level,
+named after its combination: ``corpus.json::gemini_t0.3::batch-0002::entry-42``.
 """
 
 from __future__ import annotations
@@ -29,11 +30,33 @@ class CorpusFile(pytest.File):
 
     state: RunState
 
-    def collect(self) -> Iterator[BatchCollector]:
-        for number in range(len(self.state.batches)):
-            batch = BatchCollector.from_parent(self, name=f"batch-{number:04d}")
-            batch.number = number
-            yield batch
+    def collect(self) -> Iterator[pytest.Collector]:
+        label = self.state.settings.label
+        if label:
+            yield LabelledRun.from_parent(self, name=label)
+        else:
+            yield from _batches(self, len(self.state.batches))
+
+
+class LabelledRun(pytest.Collector):
+    """The run of one sweep combination, named by its label."""
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        yield from _batches(self, len(_state(self).batches))
+
+
+def _batches(parent: pytest.Collector, count: int) -> Iterator[BatchCollector]:
+    for number in range(count):
+        batch = BatchCollector.from_parent(parent, name=f"batch-{number:04d}")
+        batch.number = number
+        yield batch
+
+
+def _state(node: pytest.Collector | pytest.Item) -> RunState:
+    corpus = node.getparent(CorpusFile)
+    assert corpus is not None, "an mteval node outside its corpus file"
+    state: RunState = corpus.state
+    return state
 
 
 class BatchCollector(pytest.Collector):
@@ -42,7 +65,7 @@ class BatchCollector(pytest.Collector):
     number: int
 
     def collect(self) -> Iterator[EntryItem]:
-        state = self.parent.state  # type: ignore[union-attr]
+        state = _state(self)
         for index in state.batches[self.number]:
             yield EntryItem.from_parent(self, name=state.names[index], index=index)
 
@@ -63,7 +86,7 @@ class EntryItem(pytest.Item):
 
     @property
     def state(self) -> RunState:
-        return self.parent.parent.state  # type: ignore[union-attr,no-any-return]
+        return _state(self)
 
     def runtest(self) -> None:
         state = self.state

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_mteval.cards.gate import gate_lines
+from pytest_mteval.cards.identity import planned_fingerprint
 from pytest_mteval.corpus import Entry
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import TranslationMethod
@@ -23,9 +24,11 @@ from pytest_mteval.plugin.begin_run import StartError, start_run
 from pytest_mteval.plugin.collect import CorpusFile, EntryItem
 from pytest_mteval.plugin.end_run import FinishedRun, finish_run, update_baseline
 from pytest_mteval.plugin.options import add_options
+from pytest_mteval.plugin.sweep_command import run_sweep_command
 from pytest_mteval.reports.terminal import summary_lines
-from pytest_mteval.run.dry_run import estimate, estimate_lines
+from pytest_mteval.run.dry_run import estimate, estimate_lines, write_estimate
 from pytest_mteval.run.state import RunState
+from pytest_mteval.sweep.plan import SweepError
 
 STATE = pytest.StashKey[RunState]()
 RECORD = pytest.StashKey[dict[str, Any]]()
@@ -38,6 +41,15 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    """``--mteval-sweep``: this invocation runs the sweep's runs instead of a session."""
+    try:
+        return run_sweep_command(config)
+    except SweepError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -161,6 +173,9 @@ class ActiveRun:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if self.state.settings.dry_run:
             self.estimate = estimate(self.state)
+            if self.state.settings.estimate_json is not None:
+                self.estimate["fingerprint"] = planned_fingerprint(self.state)
+                write_estimate(self.state.settings.estimate_json, self.estimate)
         elif not hasattr(self.config, "workerinput"):
             self.state.translator.plan(self._batch_order(session.items))
 

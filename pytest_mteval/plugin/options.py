@@ -6,6 +6,7 @@ pin its evaluation in ``[tool.pytest.ini_options]`` and CI only adds what differ
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,6 +37,9 @@ _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("significance", "a drop fails only when paired bootstrap p < this (0.05; 0 = off)", "0.05"),
     ("entry-max-drop", "an entry fails when its chrF++ drops by more than this (10)", "10"),
     ("entry-min-chrf", "without a baseline, an entry fails below this chrF++", None),
+    ("label", "name of this run inside a sweep: a node level of its item ids", None),
+    ("estimate-json", "with --mteval-dry-run, also write the estimate as JSON to this file", None),
+    ("sweep", "sweep file (TOML): run every combination of its axes as its own run", None),
 )
 #: Options that may be given several times (and are space-separated lists as ini keys).
 _LIST_OPTIONS: tuple[tuple[str, str], ...] = (
@@ -51,6 +55,7 @@ _FLAG_OPTIONS: tuple[tuple[str, str], ...] = (
     ("update-baseline", "after a passing run, write its card to the baseline path"),
     ("no-cache", "do not read or write the translation cache (.mteval/cache)"),
     ("dry-run", "collect and estimate tokens and cost without calling the method"),
+    ("allow-over-budget", "run a sweep whose estimated cost exceeds its budget"),
 )
 
 
@@ -107,6 +112,8 @@ class Settings:
     update_baseline: bool = False
     no_cache: bool = False
     dry_run: bool = False
+    label: str | None = None
+    estimate_json: Path | None = None
 
 
 def read_settings(config: pytest.Config) -> Settings:
@@ -178,7 +185,16 @@ def read_settings(config: pytest.Config) -> Settings:
         update_baseline=flag("update-baseline"),
         no_cache=flag("no-cache"),
         dry_run=flag("dry-run"),
+        label=_label(value("label")),
+        estimate_json=path("estimate-json"),
     )
+
+
+def _label(raw: str | None) -> str | None:
+    """A label becomes a node name, so it must not contain pytest's separators."""
+    if raw is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._+-]*", raw):
+        raise SettingsError(f"--mteval-label must be letters, digits, '._+-', got {raw!r}")
+    return raw
 
 
 def _key_values(pairs: list[str]) -> dict[str, str]:

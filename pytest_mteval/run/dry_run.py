@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from pytest_mteval.llm.cost import estimate_run
@@ -39,3 +41,9 @@ def estimate_lines(figures: dict[str, Any]) -> list[str]:
         lines.append(f"note             {figures['cost_note']}")
     lines.append("nothing was translated: this was a dry run")
     return lines
+
+
+def write_estimate(path: Path, figures: dict[str, Any]) -> None:
+    """The estimate as JSON, for a sweep that sums the estimates of its runs."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(figures, ensure_ascii=False, indent=2), encoding="utf-8")

@@ -1,0 +1,54 @@
+"""``mteval sweep FILE [pytest args]`` and ``mteval matrix SWEEP_DIR|CARDS...``."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from pytest_mteval.sweep.matrix import DEFAULT_FLOOR, MatrixError, matrix_markdown
+
+
+def add_sweep_commands(commands: Any) -> None:
+    sweep = commands.add_parser(
+        "sweep",
+        help="run every combination of a sweep file (same as pytest --mteval-sweep=FILE)",
+    )
+    sweep.add_argument("file", help="sweep file (TOML)")
+    sweep.add_argument("--dry-run", action="store_true", help="estimate cost, run nothing")
+    sweep.add_argument(
+        "--allow-over-budget", action="store_true", help="run although over the budget"
+    )
+    sweep.add_argument("pytest_args", nargs=argparse.REMAINDER, help="passed to every run")
+    sweep.set_defaults(run=_sweep)
+    matrix = commands.add_parser("matrix", help="the matrix report of a sweep or of run cards")
+    matrix.add_argument("sources", nargs="+", help="a sweep's output folder, or run cards")
+    matrix.add_argument("--method", help="label of the engineered run to test against baselines")
+    matrix.add_argument(
+        "--floor",
+        type=float,
+        default=DEFAULT_FLOOR,
+        help=f"sentence chrF++ under which an entry counts as failed ({DEFAULT_FLOOR:g})",
+    )
+    matrix.set_defaults(run=_matrix)
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    command = [sys.executable, "-m", "pytest", f"--mteval-sweep={args.file}"]
+    command += ["--mteval-dry-run"] if args.dry_run else []
+    command += ["--mteval-allow-over-budget"] if args.allow_over_budget else []
+    extra = list(args.pytest_args)
+    command += extra[1:] if extra[:1] == ["--"] else extra
+    return subprocess.run(command, check=False).returncode
+
+
+def _matrix(args: argparse.Namespace) -> int:
+    try:
+        lines = matrix_markdown([Path(s) for s in args.sources], args.method, args.floor)
+    except MatrixError as exc:
+        print(f"mteval matrix: {exc}", file=sys.stderr)
+        return 2
+    print("\n".join(lines))
+    return 0

@@ -1,0 +1,220 @@
+"""The matrix of a sweep (spec §6.1): one row per run, the effect of each axis, the best
+naive baseline against an engineered method (§6.3), and the entries every run fails.
+
+Reads a sweep's folder (its ``sweep.json`` names each run's axis values) or any run cards;
+every card is verified before a number of it is shown.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_mteval.cards import runcard
+from pytest_mteval.cards.compare import compare_runs
+from pytest_mteval.cards.gate import GateOptions
+from pytest_mteval.scoring.comparable import from_card
+from pytest_mteval.scoring.pairing import COMPOSITE
+
+#: Method classes that are naive baselines (spec §6.3: "without language engineering").
+BASELINE_CLASSES = frozenset({"raw-llm"})
+#: Sentence chrF++ under which an entry counts as failed by a run.
+DEFAULT_FLOOR = 20.0
+
+
+class MatrixError(Exception):
+    """Cards that cannot make a matrix; the message names the file."""
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    label: str
+    values: dict[str, Any]
+    card: dict[str, Any]
+    path: Path
+
+    @property
+    def scores(self) -> dict[str, Any]:
+        return dict(self.card.get("scores") or {})
+
+    @property
+    def method_class(self) -> str | None:
+        manifest = (self.card.get("method") or {}).get("manifest") or {}
+        found = manifest.get("class")
+        return None if found is None else str(found)
+
+
+def load_rows(sources: Sequence[Path]) -> list[MatrixRow]:
+    """Rows from sweep folders (their index) and card files, each card verified."""
+    rows: list[MatrixRow] = []
+    for source in sources:
+        if source.is_dir():
+            rows += _rows_of_sweep(source)
+        else:
+            rows.append(_row(source, source.stem, _values_of(_card(source))))
+    if not rows:
+        raise MatrixError(f"no run card in {', '.join(map(str, sources))}")
+    return rows
+
+
+def _rows_of_sweep(folder: Path) -> list[MatrixRow]:
+    index_path = folder / "sweep.json"
+    if not index_path.is_file():
+        return [_row(p, p.stem, _values_of(_card(p))) for p in sorted(folder.rglob("*.json"))]
+    try:
+        index = json.loads(index_path.read_text(encoding="utf-8"))
+        runs = [(str(r["label"]), dict(r["values"]), r.get("card")) for r in index["runs"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise MatrixError(f"{index_path}: not a sweep index ({exc})") from None
+    return [_row(Path(card), label, values) for label, values, card in runs if card]
+
+
+def _row(path: Path, label: str, values: dict[str, Any]) -> MatrixRow:
+    return MatrixRow(label, values, _card(path), path)
+
+
+def _card(path: Path) -> dict[str, Any]:
+    try:
+        card = runcard.load(path)
+        runcard.verify(card, path)
+    except runcard.RunCardError as exc:
+        raise MatrixError(str(exc)) from None
+    return card
+
+
+def _values_of(card: dict[str, Any]) -> dict[str, Any]:
+    """Axis values of a bare card: what its configuration records."""
+    config = (card.get("method") or {}).get("run_config") or {}
+    values: dict[str, Any] = {
+        "method": (card.get("method") or {}).get("name"),
+        "model": card.get("model_slug"),
+        "temperature": card.get("temperature"),
+    }
+    values.update(config.get("method_args") or {})
+    return values
+
+
+def axis_means(rows: Sequence[MatrixRow]) -> dict[str, dict[str, float]]:
+    """Mean composite per value of every axis that varies (its effect, read at a glance)."""
+    axes = sorted({axis for row in rows for axis in row.values})
+    out: dict[str, dict[str, float]] = {}
+    for axis in axes:
+        groups: dict[str, list[float]] = {}
+        for row in rows:
+            composite = row.scores.get("composite")
+            if composite is not None:
+                groups.setdefault(str(row.values.get(axis)), []).append(float(composite))
+        if len(groups) > 1:
+            out[axis] = {value: statistics.fmean(found) for value, found in sorted(groups.items())}
+    return out
+
+
+def failed_everywhere(rows: Sequence[MatrixRow], floor: float = DEFAULT_FLOOR) -> list[str]:
+    """Entries that every run left in error or under ``floor`` sentence chrF++."""
+    failing: set[str] | None = None
+    for row in rows:
+        here = {
+            str(r["entry_id"])
+            for r in row.card.get("results") or []
+            if r.get("error") is not None or float(r.get("chrf_score") or 0.0) < floor
+        }
+        failing = here if failing is None else failing & here
+    return sorted(failing or (), key=_natural)
+
+
+def _natural(key: str) -> tuple[int, str]:
+    return (int(key), "") if key.isdigit() else (1 << 62, key)
+
+
+def method_vs_best_baseline(rows: Sequence[MatrixRow], method: str) -> list[str]:
+    """§6.3: the chosen run against the best naive baseline, with a paired significance test."""
+    chosen = next((row for row in rows if row.label == method), None)
+    if chosen is None:
+        return [f"no run labelled {method!r}"]
+    baselines = [
+        r
+        for r in rows
+        if r is not chosen
+        and r.method_class in BASELINE_CLASSES
+        and r.scores.get("composite") is not None
+    ]
+    if not baselines:
+        return ["no naive baseline (method class raw-llm) among the other runs"]
+    best = max(baselines, key=lambda r: float(r.scores["composite"]))
+    comparison = compare_runs(
+        from_card(best.card, str(best.path)),
+        from_card(chosen.card, str(chosen.path)),
+        GateOptions(max_drop=None),
+    )
+    measure = comparison.verdict.measures.get(COMPOSITE)
+    if measure is None:
+        return [f"{method} against {best.label}: no entries in common"]
+    now, base, delta = measure.now, measure.baseline, measure.delta
+    if now is None or base is None or delta is None:
+        return [f"{method} against {best.label}: no entries in common"]
+    lower, upper = measure.lower, measure.upper
+    ci = "" if lower is None or upper is None else f", 95% CI [{lower:+.4f}, {upper:+.4f}]"
+    p = "" if measure.p_value is None else f", paired bootstrap p = {measure.p_value:.3f}"
+    verdict = "beats" if delta > 0 and (measure.p_value or 1) < 0.05 else "does not beat"
+    return [
+        f"{method} {verdict} the best baseline {best.label}: composite "
+        f"{now:.4f} vs {base:.4f} (delta {delta:+.4f}{ci}{p})"
+    ]
+
+
+def matrix_markdown(
+    source: Path | Sequence[Path], method: str | None = None, floor: float = DEFAULT_FLOOR
+) -> list[str]:
+    """The whole matrix report as Markdown lines."""
+    rows = load_rows([source] if isinstance(source, Path) else list(source))
+    axes = sorted({axis for row in rows for axis in row.values if _varies(rows, axis)})
+    head = ["run", *axes, "composite [95% CI]", "chrF++", "FST acc.", "exact", "$/entry"]
+    head += ["latency p50", "tier"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in sorted(rows, key=lambda r: -float(r.scores.get("composite") or -1.0)):
+        lines.append("| " + " | ".join(_cells(row, axes)) + " |")
+    means = axis_means(rows)
+    if means:
+        lines += ["", "Mean composite per axis value:", ""]
+        for axis, by_value in means.items():
+            shown = ", ".join(f"{value} {mean:.4f}" for value, mean in by_value.items())
+            lines.append(f"- {axis}: {shown}")
+    if method:
+        lines += ["", *method_vs_best_baseline(rows, method)]
+    hard = failed_everywhere(rows, floor)
+    lines += ["", f"Entries every run fails (error or sentence chrF++ < {floor:g}): {len(hard)}"]
+    if hard:
+        lines.append("  " + ", ".join(hard[:50]) + (" ..." if len(hard) > 50 else ""))
+    return lines
+
+
+def _varies(rows: Iterable[MatrixRow], axis: str) -> bool:
+    return len({json.dumps(r.values.get(axis), sort_keys=True) for r in rows}) > 1
+
+
+def _cells(row: MatrixRow, axes: Sequence[str]) -> list[str]:
+    s = row.scores
+    ci = (s.get("confidence_intervals") or {}).get("composite") or {}
+    composite = _num(s.get("composite"), 4)
+    if ci.get("lower") is not None:
+        composite += f" [{ci['lower']:.4f}, {ci['upper']:.4f}]"
+    per_entry = (row.card.get("totals") or {}).get("cost_per_entry_usd")
+    return [
+        row.label,
+        *(str(row.values.get(axis, "")) for axis in axes),
+        composite,
+        _num(s.get("chrf_plus_plus"), 2),
+        _num(s.get("fst_acceptance_rate"), 3),
+        _num(s.get("exact_match_rate"), 3),
+        "-" if per_entry is None else f"{per_entry:.5f}",
+        _num(s.get("median_latency_seconds"), 3),
+        str(s.get("quality_tier") or "-"),
+    ]
+
+
+def _num(value: Any, digits: int) -> str:
+    return "-" if value is None else f"{float(value):.{digits}f}"

@@ -1,0 +1,229 @@
+"""A sweep file (TOML) and the combinations it declares (benchmark spec §6.2).
+
+A sweep is the systematic production of run cards over a declared parameter space. The file
+names the corpora, the methods and the axes; every combination of axis values, less the
+declared exclusions, is one ordinary run with its own card::
+
+    [sweep]
+    corpus = "corpora/eng-sme-tatoeba-dev.json"     # or a list
+    method = "raw-llm"                                # or a list
+    budget_usd = 5.0                                  # refuse a larger estimate
+    concurrency = 64                                  # requests in flight, whole sweep
+    output = ".mteval/sweeps/naive"                   # default .mteval/sweeps/<file stem>
+
+    [axes]
+    model = ["google/gemini-2.5-flash", "openai/gpt-4.1-mini"]
+    temperature = [0.0, 0.3]
+    prompt_version = ["v1", "v2"]                     # any other axis is a method arg
+
+    [method_args]                                     # the same for every combination
+    base_url = "https://openrouter.ai/api/v1"
+
+    [[exclude]]                                       # combinations to leave out
+    model = "openai/gpt-4.1-mini"
+    temperature = 0.3
+
+Axes ``model``, ``temperature``, ``condition`` and ``batch_size`` are harness options; every
+other axis (``prompt_version``, ``coaching``, ``tools``, ...) reaches the method as a method
+arg of that name, which the method must declare and interpret.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+#: Axes that are harness options, with the option each one sets.
+HARNESS_AXES = {
+    "model": "--mteval-model",
+    "temperature": "--mteval-temperature",
+    "condition": "--mteval-condition",
+    "batch_size": "--mteval-batch-size",
+}
+Scalar = str | int | float | bool
+
+
+class SweepError(Exception):
+    """A sweep file that cannot be used; the message names the file and the field."""
+
+
+class _Sweep(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    corpus: list[str] = Field(min_length=1)
+    method: list[str] = Field(min_length=1)
+    budget_usd: float | None = Field(default=None, ge=0)
+    concurrency: int = Field(default=8, ge=1, le=10_000)
+    runs_at_once: int | None = Field(default=None, ge=1, le=256)
+    output: str | None = None
+    name: str | None = None
+
+    @field_validator("corpus", "method", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+class _SweepFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    sweep: _Sweep
+    axes: dict[str, list[Scalar]] = Field(default_factory=dict)
+    method_args: dict[str, Scalar] = Field(default_factory=dict)
+    exclude: list[dict[str, Scalar]] = Field(default_factory=list)
+
+    @field_validator("axes")
+    @classmethod
+    def _non_empty_axes(cls, axes: dict[str, list[Scalar]]) -> dict[str, list[Scalar]]:
+        for name, values in axes.items():
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                raise ValueError(f"axis name {name!r} must be an identifier")
+            if not values:
+                raise ValueError(f"axis {name!r} has no values")
+            if len(set(map(_text, values))) != len(values):
+                raise ValueError(f"axis {name!r} repeats a value")
+        return axes
+
+
+@dataclass(frozen=True)
+class Combination:
+    """One run of the sweep: its corpus, method, axis values and a label naming it."""
+
+    label: str
+    corpus: Path
+    method: str
+    values: dict[str, Scalar]
+    method_args: dict[str, Scalar] = field(default_factory=dict)
+
+    def pytest_args(self) -> list[str]:
+        """The options of this run, in the order a person would type them."""
+        args = [f"--mteval-corpus={self.corpus}", f"--mteval-method={self.method}"]
+        for axis, value in self.values.items():
+            if axis in HARNESS_AXES:
+                args.append(f"{HARNESS_AXES[axis]}={_text(value)}")
+        fixed = dict(self.method_args)
+        fixed.update((a, v) for a, v in self.values.items() if a not in HARNESS_AXES)
+        args += [f"--mteval-method-arg={key}={_text(value)}" for key, value in fixed.items()]
+        return args
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    """Every combination of a sweep file, with the sweep's budget and concurrency."""
+
+    path: Path
+    output: Path
+    combinations: list[Combination]
+    budget_usd: float | None
+    concurrency: int
+    runs_at_once: int | None
+    axes: dict[str, list[Scalar]]
+
+
+def load_plan(path: Path, base: Path) -> SweepPlan:
+    """Read a sweep file; relative corpus and output paths are relative to the file."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SweepError(f"{path}: cannot read the sweep file ({exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SweepError(f"{path}: not valid TOML ({exc})") from None
+    try:
+        parsed = _SweepFile.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise SweepError(f"{path}: field {where}: {first['msg']}") from None
+    folder = path.parent
+    axes: dict[str, list[Scalar]] = {
+        "corpus": list(parsed.sweep.corpus),
+        "method": list(parsed.sweep.method),
+    }
+    axes.update(parsed.axes)
+    for rule in parsed.exclude:
+        unknown = set(rule) - set(axes)
+        if unknown:
+            raise SweepError(f"{path}: exclude names unknown axes {sorted(unknown)}")
+    combinations = []
+    names = list(axes)
+    for values in itertools.product(*(axes[name] for name in names)):
+        chosen = dict(zip(names, values, strict=True))
+        if any(
+            all(_text(chosen[k]) == _text(v) for k, v in rule.items()) for rule in parsed.exclude
+        ):
+            continue
+        corpus, method = str(chosen.pop("corpus")), str(chosen.pop("method"))
+        combinations.append(
+            Combination(
+                label="",
+                corpus=(folder / corpus).resolve(),
+                method=_method_ref(method, folder),
+                values=chosen,
+                method_args=dict(parsed.method_args),
+            )
+        )
+    if not combinations:
+        raise SweepError(f"{path}: every combination is excluded")
+    output = parsed.sweep.output or str(Path(".mteval") / "sweeps" / path.stem)
+    return SweepPlan(
+        path=path,
+        output=(base / output) if not Path(output).is_absolute() else Path(output),
+        combinations=_labelled(combinations, axes),
+        budget_usd=parsed.sweep.budget_usd,
+        concurrency=parsed.sweep.concurrency,
+        runs_at_once=parsed.sweep.runs_at_once,
+        axes={k: v for k, v in axes.items() if len(v) > 1},
+    )
+
+
+def _matches(chosen: dict[str, Scalar], rule: dict[str, Scalar]) -> bool:
+    return all(_text(chosen[axis]) == _text(value) for axis, value in rule.items())
+
+
+def _method_ref(method: str, folder: Path) -> str:
+    """A method folder relative to the sweep file, or a registered name as it is."""
+    candidate = folder / method
+    return str(candidate.resolve()) if (candidate / "method.json").is_file() else method
+
+
+def _labelled(combinations: list[Combination], axes: dict[str, list[Scalar]]) -> list[Combination]:
+    """Labels made of the values of the axes that vary, unique and safe in node ids."""
+    varying = [name for name, values in axes.items() if len(values) > 1]
+    out: list[Combination] = []
+    seen: set[str] = set()
+    for combo in combinations:
+        parts = []
+        for name in varying:
+            if name == "corpus":
+                parts.append(combo.corpus.stem)
+            elif name == "method":
+                parts.append(Path(combo.method).name)
+            else:
+                parts.append(_slug(name, combo.values[name]))
+        label = "_".join(parts) or "run"
+        if label in seen:
+            digest = hashlib.sha256(repr(sorted(combo.values.items())).encode()).hexdigest()
+            label = f"{label}_{digest[:6]}"
+        seen.add(label)
+        out.append(Combination(label, combo.corpus, combo.method, combo.values, combo.method_args))
+    return out
+
+
+def _slug(axis: str, value: Scalar) -> str:
+    text = _text(value).rsplit("/", 1)[-1]
+    text = re.sub(r"[^A-Za-z0-9.+-]+", "-", text).strip("-") or "x"
+    prefix = {"temperature": "t", "batch_size": "b"}.get(axis, "")
+    return f"{prefix}{text}"
+
+
+def _text(value: Scalar) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

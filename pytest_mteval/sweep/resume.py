@@ -1,0 +1,42 @@
+"""Which earlier card of a combination can stand for a new run: a sweep resumes by reuse.
+
+A card is reused only when it verifies (schema, hash, fingerprint), has the fingerprint the
+new run would have (spec §3.8: same data, model, condition, prompt, temperature, harness,
+batch size and tools), and is complete: one row per entry of the run's selection, none of them
+lost or never run, and not marked incomplete or partial.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pytest_mteval.cards import runcard
+
+#: Row errors that mean an entry was never translated by the run (not a method fault).
+_NOT_RUN = ("lost:", "not run:")
+
+
+def reusable_card(folder: Path, fingerprint: str | None, entries: int | None) -> Path | None:
+    """The newest complete card in ``folder`` with this fingerprint, if any."""
+    if fingerprint is None or entries is None or not folder.is_dir():
+        return None
+    for path in sorted(folder.glob("*.json"), reverse=True):
+        try:
+            card = runcard.load(path)
+            runcard.verify(card, path)
+        except runcard.RunCardError:
+            continue
+        if card["fingerprint"] == fingerprint and is_complete(card, entries):
+            return path
+    return None
+
+
+def is_complete(card: dict[str, Any], entries: int) -> bool:
+    """Every entry of the selection has a row that the run itself produced."""
+    if card.get("complete") is False or card.get("partial") is True:
+        return False
+    rows = card.get("results") or []
+    if len(rows) != entries:
+        return False
+    return not any(str(row.get("error") or "").startswith(_NOT_RUN) for row in rows)
