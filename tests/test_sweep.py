@@ -278,3 +278,20 @@ def test_exclusions_and_labels(tmp_path):
     assert "--mteval-temperature=0.7" in args
     assert "--mteval-method-arg=prompt_version=v1" in args
     assert plan.output == tmp_path / ".mteval" / "sweeps" / "s"
+
+
+def test_dry_run_knows_the_fingerprint_of_the_run_to_come(pytester):
+    """The planned fingerprint (what a sweep reuses cards by) equals the real card's."""
+    data = json.loads((CORPORA / "eng-fra-flores-devtest.json").read_text(encoding="utf-8"))
+    data["entries"] = data["entries"][:5]
+    (pytester.path / "c.json").write_text(json.dumps(data, ensure_ascii=False))
+    common = ["--mteval-corpus=c.json", f"--mteval-method={METHODS / 'identity'}"]
+    common += ["--mteval-batch-size=3", "--mteval-condition=sweep-test"]
+    planned = pytester.runpytest(*common, "--mteval-dry-run", "--mteval-estimate-json=e.json")
+    assert planned.ret == 0
+    estimate = json.loads((pytester.path / "e.json").read_text(encoding="utf-8"))
+    assert estimate["estimated_cost_usd"] == 0.0  # class S: no paid call
+    assert estimate["entries"] == 5
+    assert pytester.runpytest(*common, "--mteval-run-card=card.json").ret == 0
+    card = runcard.load(pytester.path / "card.json")
+    assert estimate["fingerprint"] == card["fingerprint"] == runcard.fingerprint(card)

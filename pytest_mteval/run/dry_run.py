@@ -12,19 +12,30 @@ from pytest_mteval.methods.protocol import DescribesPrompt
 from pytest_mteval.run.state import RunState
 from pytest_mteval.run.translate import method_view
 
+#: Dependency classes whose methods run on local resources only (method-interface spec).
+_LOCAL_CLASSES = frozenset({"S", "O"})
+
 
 def estimate(state: RunState) -> dict[str, Any]:
     """Token and cost estimate of the selected entries, from the method's own prompt."""
     method, config = state.method, state.run_config
     prompt = method.system_prompt(config) if isinstance(method, DescribesPrompt) else ""
     calls = getattr(method, "max_calls_per_entry", None)
-    return estimate_run(
+    figures = estimate_run(
         [method_view(e) for e in state.corpus.entries],
         prompt,
         load_prices(config.method_args.get("prices")),
         config.model,
         int(calls(config)) if callable(calls) else 1,
     )
+    manifest = state.source.manifest
+    if manifest is not None and manifest.dependency_class in _LOCAL_CLASSES:
+        # a method that runs on local resources only makes no paid call, whatever its model
+        figures["estimated_cost_usd"] = 0.0
+        figures["cost_note"] = f"dependency class {manifest.dependency_class}: no paid calls"
+        for entry in figures["per_entry"]:
+            entry["cost_usd"] = 0.0
+    return figures
 
 
 def estimate_lines(figures: dict[str, Any]) -> list[str]:

@@ -43,7 +43,8 @@ class Outcome:
             "label": combo.label,
             "corpus": str(combo.corpus),
             "method": combo.method,
-            "values": combo.values,
+            "values": {"corpus": combo.corpus.stem, "method": Path(combo.method).name}
+            | combo.values,
             "pytest_args": combo.pytest_args(),
             "fingerprint": self.estimate.get("fingerprint"),
             "estimated_cost_usd": self.estimate.get("estimated_cost_usd"),
