@@ -38,6 +38,7 @@ def write_sweep(folder: Path, corpus: Path, url: str, args: argparse.Namespace) 
 corpus = "{corpus}"
 method = "{REPO / "methods" / "raw-llm"}"
 concurrency = {args.concurrency}
+runs_at_once = {args.models * args.temperatures}
 output = "out"
 
 [axes]

@@ -66,7 +66,7 @@ class SweepOptions:
 def run_sweep(plan: SweepPlan, options: SweepOptions, say: Callable[[str], None]) -> int:
     """Run (or estimate) every combination; the exit code of the sweep as a whole."""
     outcomes = [Outcome(combo) for combo in plan.combinations]
-    at_once = min(len(outcomes), plan.runs_at_once or 16)
+    at_once = min(len(outcomes), plan.runs_at_once or default_runs_at_once())
     for folder in ("estimates", "cards", "logs", "junit", "pytest-cache"):
         (plan.output / folder).mkdir(parents=True, exist_ok=True)
     say(f"sweep {plan.path}: {len(outcomes)} runs, {at_once} at a time, output {plan.output}")
@@ -106,6 +106,12 @@ def run_sweep(plan: SweepPlan, options: SweepOptions, say: Callable[[str], None]
     if any(o.status == "failed" for o in outcomes):
         return FAILED
     return NOTHING_RAN if all(o.status == "nothing selected" for o in outcomes) else OK
+
+
+def default_runs_at_once() -> int:
+    """Twice the cores: enough overlap for runs that wait on endpoints, while each pytest
+    process (metrics, perhaps an embedder) still fits in memory beside the others."""
+    return max(4, 2 * (os.cpu_count() or 1))
 
 
 async def _estimate_all(
