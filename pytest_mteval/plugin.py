@@ -20,7 +20,9 @@ from pytest_mteval.corpus import Entry
 from pytest_mteval.dry_run import estimate, estimate_lines
 from pytest_mteval.finish import FinishedRun, finish_run, update_baseline
 from pytest_mteval.gate import gate_lines
+from pytest_mteval.methods.loader import Registered
 from pytest_mteval.methods.manifest import MethodCard
+from pytest_mteval.methods.registry import installed_methods
 from pytest_mteval.methods.protocol import TranslationMethod
 from pytest_mteval.options import add_options
 from pytest_mteval.report import summary_lines
@@ -38,6 +40,11 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
+
+
+def pytest_mteval_methods(config: pytest.Config) -> dict[str, Registered]:
+    """The methods shipped with pytest-mteval and those installed through entry points."""
+    return installed_methods()
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -12,7 +12,7 @@ import pytest_mteval
 from pytest_mteval.baseline import BaselineError, load_baseline
 from pytest_mteval.cache import TranslationCache, fingerprint_components, method_fingerprint
 from pytest_mteval.corpus import CorpusError, load_corpus
-from pytest_mteval.methods.loader import MethodFactory, MethodLoadError, find_method
+from pytest_mteval.methods.loader import MethodLoadError, Registered, find_method
 from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
 from pytest_mteval.methods.protocol import RunConfig
 from pytest_mteval.metrics.base import MetricContext
@@ -142,8 +142,8 @@ def _equivalence_judge(config: pytest.Config) -> Judge | None:
     return lambda entry, predicted: hook(entry=entry, predicted=predicted)
 
 
-def _registered(config: pytest.Config) -> dict[str, MethodFactory]:
-    registered: dict[str, MethodFactory] = {}
+def _registered(config: pytest.Config) -> dict[str, Registered]:
+    registered: dict[str, Registered] = {}
     for found in config.hook.pytest_mteval_methods(config=config):
         for name, factory in (found or {}).items():
             if name in registered:
