@@ -14,6 +14,7 @@ from pytest_mteval.cache import TranslationCache, fingerprint_components, method
 from pytest_mteval.corpus import CorpusError, load_corpus
 from pytest_mteval.methods.loader import MethodLoadError, Registered, find_method
 from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
+from pytest_mteval.methods.preflight import run_preflight
 from pytest_mteval.methods.protocol import RunConfig
 from pytest_mteval.metrics.base import MetricContext
 from pytest_mteval.metrics.equivalence import Judge
@@ -88,6 +89,8 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         plugin_metrics=[metric for metrics in found for metric in metrics or []],
     )
     _check_method(state)
+    if not settings.dry_run and not hasattr(config, "workerinput"):
+        run_preflight(state.method, run_config, source.name)
     if not settings.no_cache and getattr(state.method, "cacheable", True):
         cache = TranslationCache(config.rootpath / ".mteval" / "cache")
         key = (source.name, source.directory, run_config, pytest_mteval.__version__)
