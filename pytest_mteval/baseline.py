@@ -104,8 +104,8 @@ def load_baseline(
     if not path.exists():
         return BaselineLoad(
             None,
-            f"no baseline at {path} yet: this run is reported and passes; "
-            "write one with --mteval-update-baseline",
+            f"no baseline at {path} yet: nothing to compare with "
+            "(write one with --mteval-update-baseline)",
         )
     run = read_run(path)
     note = f"baseline {run.describe()}"

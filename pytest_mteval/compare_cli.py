@@ -87,6 +87,9 @@ def run_compare(args: argparse.Namespace) -> int:
     except Exception as exc:  # a comparison ends in a message, never in a traceback
         print(f"mteval compare: cannot compare: {type(exc).__name__}: {exc}")
         return UNUSABLE
+    if not comparison.verdict.common_entries and comparison.verdict.baseline is not None:
+        print(f"mteval compare: {args.a} and {args.b} have no entry in common: nothing to compare")
+        return UNUSABLE
     if args.format == "markdown":
         print(markdown(comparison), end="")
     else:

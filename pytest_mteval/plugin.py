@@ -20,6 +20,7 @@ from pytest_mteval.corpus import Entry
 from pytest_mteval.dry_run import estimate, estimate_lines
 from pytest_mteval.finish import FinishedRun, finish_run, update_baseline
 from pytest_mteval.gate import gate_lines
+from pytest_mteval.gate_item import GATE_LOCATION, GATE_NODEID, baseline_note, gate_reports
 from pytest_mteval.methods.loader import Registered
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.registry import installed_methods
@@ -210,6 +211,7 @@ class ActiveRun:
         record = json.loads(found) if isinstance(found, str) else found
         self.state.records[record["entry_id"]] = record
 
+    @pytest.hookimpl(tryfirst=True)  # before junitxml and the terminal summary read the reports
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(self.config, "workerinput") or not self.state.records:
             return
@@ -222,11 +224,31 @@ class ActiveRun:
             lambda card: self.config.hook.pytest_mteval_run_card(card=card, config=self.config),
             self._default_card_path(),
         )
+        if self._gated():
+            self._report_gate(session)
         if not self.finished.verdict.passed:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         elif self.state.settings.update_baseline:
             passed = session.exitstatus == pytest.ExitCode.OK
             self.baseline_written = update_baseline(self.state, self.finished.card, passed)
+
+    def _gated(self) -> bool:
+        settings = self.state.settings
+        gate = settings.gate
+        return bool(settings.baseline or gate.fail_under is not None or gate.metric_gates)
+
+    def _report_gate(self, session: pytest.Session) -> None:
+        """The gate as the session's last item, ``mteval::gate``, counted by every reporter."""
+        assert self.finished is not None
+        settings = self.state.settings
+        note = baseline_note(self.state.baseline_note, settings.update_baseline)
+        notes = [note] if note and self.state.baseline is None else []
+        hook = self.config.hook
+        session.testscollected += 1
+        hook.pytest_runtest_logstart(nodeid=GATE_NODEID, location=GATE_LOCATION)
+        for report in gate_reports(self.finished.verdict, notes):
+            hook.pytest_runtest_logreport(report=report)
+        hook.pytest_runtest_logfinish(nodeid=GATE_NODEID, location=GATE_LOCATION)
 
     def _default_card_path(self) -> Path:
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -251,7 +273,7 @@ class ActiveRun:
             return
         failed = not finished.verdict.passed
         terminalreporter.section("mteval gate", red=failed, green=not failed)
-        note = self.state.baseline_note
+        note = baseline_note(self.state.baseline_note, settings.update_baseline)
         if note and (self.state.baseline is None or "dataset changed" in note):
             terminalreporter.write_line(note)  # the gate lines name a baseline already
         for line in gate_lines(finished.verdict):

@@ -89,7 +89,7 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         plugin_metrics=[metric for metrics in found for metric in metrics or []],
     )
     _check_method(state)
-    if not settings.dry_run and not hasattr(config, "workerinput"):
+    if _runs_here(config, settings):
         run_preflight(state.method, run_config, source.name)
     if not settings.no_cache and getattr(state.method, "cacheable", True):
         cache = TranslationCache(config.rootpath / ".mteval" / "cache")
@@ -118,6 +118,14 @@ def _check_method(state: RunState) -> None:
         raise MethodLoadError(f"method {state.source.name!r} cannot start: {exc}") from None
     if not callable(getattr(method, "translate", None)):
         raise MethodLoadError(f"method {state.source.name!r} has no translate(entries, config)")
+
+
+def _runs_here(config: pytest.Config, settings: Settings) -> bool:
+    """Whether this process is about to translate: not a worker (the controller checked), not
+    a dry run, --collect-only or --help."""
+    option = config.option
+    quiet = getattr(option, "collectonly", False) or getattr(option, "help", False)
+    return not (settings.dry_run or quiet or hasattr(config, "workerinput"))
 
 
 def _per_process(config: pytest.Config, concurrency: int) -> int:

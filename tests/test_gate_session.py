@@ -48,7 +48,10 @@ def baseline(pytester):
     path = pytester.path / "baseline.json"
     first = replay(pytester, GPT55, f"--mteval-baseline={path}", "--mteval-update-baseline")
     assert first.ret == 0
-    first.stdout.fnmatch_lines(["*no baseline at*passes*", f"*baseline written to {path}*"])
+    first.stdout.fnmatch_lines(
+        ["*no baseline at*nothing to compare with", f"*baseline written to {path}*"]
+    )
+    assert "write one with --mteval-update-baseline" not in first.stdout.str()
     assert path.exists()
     return path
 
@@ -80,17 +83,25 @@ def test_lf_reruns_exactly_the_regressed_entries(pytester, baseline):
     replay(pytester, HAIKU, f"--mteval-baseline={baseline}")
     again = replay(pytester, HAIKU, f"--mteval-baseline={baseline}", "--lf", "-rf")
     expected = regressed_ids(GPT55, HAIKU)
-    again.assert_outcomes(failed=len(expected), deselected=47 - len(expected))
+    # the regressed entries, and the gate item over them
+    again.assert_outcomes(failed=len(expected) + 1, deselected=47 - len(expected))
     assert failed_entry_ids(again) == expected
 
 
 def test_junitxml_carries_the_inspection_cards(pytester, baseline):
     xml = pytester.path / "junit.xml"
     replay(pytester, HAIKU, f"--mteval-baseline={baseline}", f"--junitxml={xml}")
-    failures = ET.parse(xml).getroot().iter("failure")
-    texts = [f.text or "" for f in failures]
+    root = ET.parse(xml).getroot()
+    cases = {(c.get("classname"), c.get("name")): c for c in root.iter("testcase")}
+    gate = cases.pop(("mteval", "gate"))  # the gate is a test case of its own, and it failed
+    gate_text = gate.find("failure").text or ""
+    assert gate_text.startswith("gate      FAILED: composite")
+    assert "limit" in gate_text and "verdict" in gate_text  # the verdict table
+    texts = [f.text or "" for c in cases.values() for f in c.iter("failure")]
     assert len(texts) == len(regressed_ids(GPT55, HAIKU))
     assert all("reference:" in t and "diff baseline -> now" in t for t in texts)
+    suite = root if root.tag == "testsuite" else root.find("testsuite")
+    assert int(suite.get("failures")) == len(texts) + 1
 
 
 def test_the_same_run_against_itself_passes(pytester, baseline):
