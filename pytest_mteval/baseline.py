@@ -16,6 +16,7 @@ from pathlib import Path
 from pytest_mteval import runcard
 from pytest_mteval.comparable import Comparable, from_card, from_harness_report, is_harness_report
 from pytest_mteval.corpus import Corpus
+from pytest_mteval.history.index import is_partial
 
 #: entry id -> (source, reference): what must agree for two runs to be on the same data.
 EntryTexts = Mapping[str, tuple[str, str]]
@@ -108,6 +109,11 @@ def load_baseline(
             "(write one with --mteval-update-baseline)",
         )
     run = read_run(path)
+    if is_partial(runcard.load(path)):
+        raise BaselineError(
+            f"baseline {path} is a partial run (-k, --lf, -x or filters): gate against a run "
+            "of the whole corpus"
+        )
     note = f"baseline {run.describe()}"
     if corpus is not None:
         problem = dataset_difference(run, corpus.sha256, corpus_texts(corpus))

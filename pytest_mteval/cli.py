@@ -10,6 +10,8 @@ from pathlib import Path
 
 from pytest_mteval import runcard
 from pytest_mteval.compare_cli import add_compare_command
+from pytest_mteval.history.cli import add_history_commands
+from pytest_mteval.shipped_cli import add_shipped_commands
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -39,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("which", choices=["run-card"])
     schema.set_defaults(run=_schema)
     add_compare_command(commands)
+    add_history_commands(commands)
+    add_shipped_commands(commands)
     return parser
 
 

@@ -36,6 +36,8 @@ _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("significance", "a drop fails only when paired bootstrap p < this (0.05; 0 = off)", "0.05"),
     ("entry-max-drop", "an entry fails when its chrF++ drops by more than this (10)", "10"),
     ("entry-min-chrf", "without a baseline, an entry fails below this chrF++", None),
+    ("compare", "compare with a saved run (latest, a run id or a card) without gating", None),
+    ("keep-runs", "keep only this many newest cards in .mteval/runs (default: all)", None),
 )
 #: Options that may be given several times (and are space-separated lists as ini keys).
 _LIST_OPTIONS: tuple[tuple[str, str], ...] = (
@@ -44,6 +46,9 @@ _LIST_OPTIONS: tuple[tuple[str, str], ...] = (
     ("domain", "only entries of this domain code (repeatable)"),
     ("difficulty", "only entries of this difficulty 1-5 (repeatable)"),
     ("gate", "METRIC:MAX_DROP, e.g. chrf_plus_plus:1.0 (repeatable)"),
+    ("entry", "only the entry with exactly this id (repeatable)"),
+    ("metrics", "only these optional metrics; 'default' and 'all' expand (repeatable)"),
+    ("skip-metric", "leave out this optional metric (repeatable)"),
 )
 #: On/off switches.
 _FLAG_OPTIONS: tuple[tuple[str, str], ...] = (
@@ -107,6 +112,11 @@ class Settings:
     update_baseline: bool = False
     no_cache: bool = False
     dry_run: bool = False
+    entries: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = ()
+    skip_metrics: tuple[str, ...] = ()
+    compare: str | None = None
+    keep_runs: int | None = None
 
 
 def read_settings(config: pytest.Config) -> Settings:
@@ -149,8 +159,9 @@ def read_settings(config: pytest.Config) -> Settings:
         )
     except GateOptionError as exc:
         raise SettingsError(f"mteval gate option: {exc}") from None
+    raw_keep = value("keep-runs")
     return Settings(
-        corpus=path("corpus"),
+        corpus=shipped_or(path("corpus"), value("corpus")),
         method=value("method"),
         method_base=base_of("method"),
         method_card=path("method-card"),
@@ -178,7 +189,24 @@ def read_settings(config: pytest.Config) -> Settings:
         update_baseline=flag("update-baseline"),
         no_cache=flag("no-cache"),
         dry_run=flag("dry-run"),
+        entries=tuple(values("entry")),
+        metrics=tuple(values("metrics")),
+        skip_metrics=tuple(values("skip-metric")),
+        compare=value("compare"),
+        keep_runs=None if raw_keep is None else _number(int, "keep-runs", raw_keep, 1, None),
     )
+
+
+def shipped_or(path: Path | None, raw: str | None) -> Path | None:
+    """``shipped:NAME`` names a corpus installed with pytest-mteval; anything else is a path."""
+    from pytest_mteval.shipped_corpora import PREFIX, ShippedCorpusError, shipped_corpus
+
+    if raw is None or not raw.startswith(PREFIX):
+        return path
+    try:
+        return shipped_corpus(raw[len(PREFIX) :])
+    except ShippedCorpusError as exc:
+        raise SettingsError(str(exc)) from None
 
 
 def _key_values(pairs: list[str]) -> dict[str, str]:

@@ -21,10 +21,11 @@ from pytest_mteval.dry_run import estimate, estimate_lines
 from pytest_mteval.finish import FinishedRun, finish_run, update_baseline
 from pytest_mteval.gate import gate_lines
 from pytest_mteval.gate_item import GATE_LOCATION, GATE_NODEID, baseline_note, gate_reports
+from pytest_mteval.history.session import compare_lines, record_and_prune
 from pytest_mteval.methods.loader import Registered
 from pytest_mteval.methods.manifest import MethodCard
-from pytest_mteval.methods.registry import installed_methods
 from pytest_mteval.methods.protocol import TranslationMethod
+from pytest_mteval.methods.registry import installed_methods
 from pytest_mteval.options import add_options
 from pytest_mteval.report import summary_lines
 from pytest_mteval.start import StartError, start_run
@@ -120,6 +121,7 @@ class ActiveRun:
         self.finished: FinishedRun | None = None
         self.estimate: dict[str, Any] | None = None
         self.baseline_written: str | None = None
+        self.history_lines: list[str] = []
 
     def pytest_unconfigure(self) -> None:
         self.state.translator.drain()
@@ -224,6 +226,7 @@ class ActiveRun:
             lambda card: self.config.hook.pytest_mteval_run_card(card=card, config=self.config),
             self._default_card_path(),
         )
+        self._history()
         if self._gated():
             self._report_gate(session)
         if not self.finished.verdict.passed:
@@ -231,6 +234,20 @@ class ActiveRun:
         elif self.state.settings.update_baseline:
             passed = session.exitstatus == pytest.ExitCode.OK
             self.baseline_written = update_baseline(self.state, self.finished.card, passed)
+
+    def _history(self) -> None:
+        """Compare with a saved run if asked (before this run becomes "latest"), then index."""
+        assert self.finished is not None
+        runs_dir = self.config.rootpath / ".mteval" / "runs"
+        settings = self.state.settings
+        card = self.finished.card
+        if settings.compare:
+            records = sorted(self.state.records.values(), key=lambda r: int(r["index"]))
+            base = self.config.invocation_params.dir
+            self.history_lines = compare_lines(runs_dir, settings.compare, base, card, records)
+        path = Path(self.finished.card_path)
+        if path.is_file():
+            self.history_lines += record_and_prune(runs_dir, card, path, settings.keep_runs)
 
     def _gated(self) -> bool:
         settings = self.state.settings
@@ -265,6 +282,12 @@ class ActiveRun:
         terminalreporter.section("mteval")
         for line in summary_lines(finished.card, finished.card_path):
             terminalreporter.write_line(line)
+        if self.history_lines:
+            terminalreporter.section(
+                "mteval compare" if settings_compare(self.state) else "mteval history"
+            )
+            for line in self.history_lines:
+                terminalreporter.write_line(line)
         settings = self.state.settings
         gated = (
             settings.baseline or settings.gate.fail_under is not None or settings.gate.metric_gates
@@ -292,3 +315,7 @@ class XdistHooks:
         if config.getoption("dist") == "each":
             return None
         return BatchScheduling(config, log, config.stash[STATE].batch_of_name)
+
+
+def settings_compare(state: RunState) -> bool:
+    return bool(state.settings.compare)

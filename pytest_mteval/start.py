@@ -6,12 +6,14 @@ batches, the same baseline rows and the same method fingerprint.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import pytest_mteval
 from pytest_mteval.baseline import BaselineError, load_baseline
 from pytest_mteval.cache import TranslationCache, fingerprint_components, method_fingerprint
-from pytest_mteval.corpus import CorpusError, load_corpus
+from pytest_mteval.corpus import Corpus, CorpusError, load_corpus
 from pytest_mteval.methods.loader import MethodLoadError, Registered, find_method
 from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
 from pytest_mteval.methods.preflight import run_preflight
@@ -46,6 +48,7 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
     corpus = load_corpus(settings.corpus.resolve()).filtered(
         settings.segments, settings.domains, settings.difficulties
     )
+    corpus = only_entries(corpus, settings.entries)
     if not corpus.entries:
         raise SettingsError(
             f"{corpus.path}: no entry matches the segment/domain/difficulty filters"
@@ -118,6 +121,19 @@ def _check_method(state: RunState) -> None:
         raise MethodLoadError(f"method {state.source.name!r} cannot start: {exc}") from None
     if not callable(getattr(method, "translate", None)):
         raise MethodLoadError(f"method {state.source.name!r} has no translate(entries, config)")
+
+
+def only_entries(corpus: Corpus, ids: tuple[str, ...]) -> Corpus:
+    """``--mteval-entry ID``: exactly these entries (``-k entry-42`` also matches entry-420)."""
+    if not ids:
+        return corpus
+    known = {entry.key for entry in corpus.entries}
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        raise SettingsError(f"--mteval-entry: no entry with id {unknown[0]!r} in {corpus.path}")
+    wanted = set(ids)
+    kept = tuple(entry for entry in corpus.entries if entry.key in wanted)
+    return dataclasses.replace(corpus, entries=kept)
 
 
 def _runs_here(config: pytest.Config, settings: Settings) -> bool:

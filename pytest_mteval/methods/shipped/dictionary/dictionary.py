@@ -40,7 +40,9 @@ class DictionaryMethod:
             try:
                 table = self._tables[path] = read_wordlist(path)
             except OSError as exc:
-                raise ValueError(f"dictionary: cannot read word list {path}: {exc.strerror}") from None
+                raise ValueError(
+                    f"dictionary: cannot read word list {path}: {exc.strerror}"
+                ) from None
         return table
 
     def preflight(self, config: RunConfig) -> None:

@@ -53,7 +53,9 @@ class ReplayMethod:
             try:
                 self._loaded = (raw_path, read_predictions(Path(raw_path)))
             except OSError as exc:
-                raise ValueError(f"replay: cannot read predictions {raw_path}: {exc.strerror}") from None
+                raise ValueError(
+                    f"replay: cannot read predictions {raw_path}: {exc.strerror}"
+                ) from None
         return self._loaded[1]
 
 
