@@ -22,6 +22,7 @@ from pytest_mteval.metrics.base import MetricContext
 from pytest_mteval.metrics.equivalence import Judge
 from pytest_mteval.metrics.fst import FstError
 from pytest_mteval.metrics.registry import builtin_metrics
+from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionError
 from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.options import Settings, SettingsError, read_settings
 from pytest_mteval.pricing import PriceError, load_prices
@@ -88,7 +89,7 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         corpus,
         source,
         run_config,
-        builtin_metrics=builtin_metrics(context, judge),
+        builtin_metrics=builtin_metrics(context, judge, _selection(settings)),
         plugin_metrics=[metric for metrics in found for metric in metrics or []],
     )
     _check_method(state)
@@ -121,6 +122,13 @@ def _check_method(state: RunState) -> None:
         raise MethodLoadError(f"method {state.source.name!r} cannot start: {exc}") from None
     if not callable(getattr(method, "translate", None)):
         raise MethodLoadError(f"method {state.source.name!r} has no translate(entries, config)")
+
+
+def _selection(settings: Settings) -> MetricSelection:
+    try:
+        return MetricSelection.parse(settings.metrics, settings.skip_metrics)
+    except MetricSelectionError as exc:
+        raise SettingsError(str(exc)) from None
 
 
 def only_entries(corpus: Corpus, ids: tuple[str, ...]) -> Corpus:
