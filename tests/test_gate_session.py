@@ -168,12 +168,13 @@ def test_templates_work_as_they_are(pytester):
     shutil.copy(templates / "pyproject-mteval.toml", pytester.path / "pyproject.toml")
     (pytester.path / "corpora").mkdir()
     shutil.copy(SNA, pytester.path / "corpora" / SNA.name)
-    shutil.copytree(METHODS / "replay", pytester.path / "methods" / "my-method")
+    # the template names the method "my-method": here a folder of that name at the root
+    shutil.copytree(METHODS / "replay", pytester.path / "my-method")
     result = pytester.runpytest(
         "--strict-config", f"--mteval-method-arg=predictions={GPT55}", "-p", "no:randomly"
     )
     assert result.ret == 0, result.stdout.str()[-3000:]
-    assert (pytester.path / ".mteval" / "run-card.json").exists()
+    assert len(list((pytester.path / ".mteval" / "runs").glob("*.json"))) == 1
     result.stdout.fnmatch_lines(["*no baseline at*"])
     workflows = (templates / "github-actions-mteval.yml").read_text() + (
         templates / "gitlab-ci-mteval.yml"
