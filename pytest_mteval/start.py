@@ -22,8 +22,8 @@ from pytest_mteval.metrics.base import MetricContext
 from pytest_mteval.metrics.equivalence import Judge
 from pytest_mteval.metrics.fst import FstError
 from pytest_mteval.metrics.registry import builtin_metrics
-from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionError
 from pytest_mteval.metrics.resources import corpus_resources
+from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionError
 from pytest_mteval.options import Settings, SettingsError, read_settings
 from pytest_mteval.pricing import PriceError, load_prices
 from pytest_mteval.state import RunState
