@@ -21,11 +21,16 @@ GATE_NODEID = "mteval::gate"
 GATE_LOCATION = ("mteval", None, "mteval gate")
 
 
-def gate_reports(verdict: GateVerdict, notes: Sequence[str] = ()) -> list[pytest.TestReport]:
-    """setup, call and teardown reports of the gate item; the call fails with the table."""
+def gate_reports(
+    verdict: GateVerdict, notes: Sequence[str] = (), style: str = "auto"
+) -> list[pytest.TestReport]:
+    """setup, call and teardown reports of the gate item; the call fails with the table
+    (with ``--tb=line``, only the verdict line)."""
     now = time.time()
     lines = gate_lines(verdict)
     text = "\n".join([lines[-1], *notes, *lines[:-1]])  # the verdict first: the short summary
+    if style == "line":
+        text = lines[-1]
     outcome = "passed" if verdict.passed else "failed"
 
     def report(when: str, result: str, longrepr: str | None) -> pytest.TestReport:

@@ -263,7 +263,8 @@ class ActiveRun:
         hook = self.config.hook
         session.testscollected += 1
         hook.pytest_runtest_logstart(nodeid=GATE_NODEID, location=GATE_LOCATION)
-        for report in gate_reports(self.finished.verdict, notes):
+        style = str(self.config.getoption("tbstyle", "auto"))
+        for report in gate_reports(self.finished.verdict, notes, style):
             hook.pytest_runtest_logreport(report=report)
         hook.pytest_runtest_logfinish(nodeid=GATE_NODEID, location=GATE_LOCATION)
 

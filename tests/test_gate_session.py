@@ -207,3 +207,22 @@ def test_two_workers_give_the_serial_verdict(pytester, baseline):
     )
     assert serial.ret == parallel.ret == pytest.ExitCode.TESTS_FAILED
     assert failed_entry_ids(parallel) == failed_entry_ids(serial) == regressed_ids(GPT55, HAIKU)
+
+
+@pytest.mark.parametrize("style", ["line", "short", "long"])
+def test_tb_styles_shape_the_inspection_cards(pytester, baseline, style):
+    result = replay(pytester, HAIKU, f"--mteval-baseline={baseline}", f"--tb={style}")
+    out = result.stdout.str()
+    failures = out.split("= FAILURES =")[1].split("= mteval =")[0]
+    regressed = regressed_ids(GPT55, HAIKU)
+    assert sum(f"entry {i} regressed" in failures for i in regressed) == len(regressed)
+    if style == "line":  # one line per entry (and pytest's 50-character crash line)
+        assert "reference:" not in failures
+        assert "metrics:    baseline -> now" not in failures
+        lines = [line for line in failures.splitlines() if line.strip(" =")]
+        assert len(lines) == 2 * (len(regressed) + 1)  # entries and the gate
+    elif style == "short":  # reasons and the four texts, no metric table or diff
+        assert failures.count("reference:") == len(regressed)
+        assert "metrics:    baseline -> now" not in failures
+    else:
+        assert failures.count("diff baseline -> now") == len(regressed)
