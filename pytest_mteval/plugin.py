@@ -284,9 +284,8 @@ class ActiveRun:
         for line in summary_lines(finished.card, finished.card_path):
             terminalreporter.write_line(line)
         if self.history_lines:
-            terminalreporter.section(
-                "mteval compare" if settings_compare(self.state) else "mteval history"
-            )
+            compared = bool(self.state.settings.compare)
+            terminalreporter.section("mteval compare" if compared else "mteval history")
             for line in self.history_lines:
                 terminalreporter.write_line(line)
         settings = self.state.settings
@@ -316,7 +315,3 @@ class XdistHooks:
         if config.getoption("dist") == "each":
             return None
         return BatchScheduling(config, log, config.stash[STATE].batch_of_name)
-
-
-def settings_compare(state: RunState) -> bool:
-    return bool(state.settings.compare)
