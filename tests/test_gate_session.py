@@ -206,6 +206,8 @@ def test_two_workers_give_the_serial_verdict(pytester, baseline):
         "-rf",
     )
     assert serial.ret == parallel.ret == pytest.ExitCode.TESTS_FAILED
+    for result in (serial, parallel):  # the gate is an item, reported by the controller
+        assert any(line.startswith("FAILED mteval::gate") for line in result.outlines)
     assert failed_entry_ids(parallel) == failed_entry_ids(serial) == regressed_ids(GPT55, HAIKU)
 
 
