@@ -30,7 +30,7 @@ def compare_lines(
     current = from_card(card, "this run", records)
     problem = dataset_difference(saved, current.dataset_sha256, run_texts(current))
     if problem is not None:
-        return [f"compared with {path}", f"note: {problem}; only unchanged entries are compared"]
+        return [f"not compared with {path}: {problem}"]
     try:
         comparison = compare_runs(saved, current, GateOptions(max_drop=None))
     except Exception as exc:  # a report ends in a message, never in a traceback
