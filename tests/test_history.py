@@ -151,3 +151,12 @@ def test_mteval_corpora_lists_shipped_paths(capsys):
     assert code == 0
     row = next(line for line in out.splitlines() if line.startswith("eng-sna-tatoeba-dev "))
     assert row.split()[1:3] == ["en>sn", "47"]
+
+
+def test_compare_with_a_run_on_other_data_says_so(pytester, small_corpus, tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(envelope(flores_entries(9)[6:]), ensure_ascii=False))
+    assert identity(pytester, small_corpus).ret == 0
+    result = identity(pytester, other, "--mteval-compare=latest")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*mteval compare*", "not compared with *: *"])
