@@ -246,7 +246,7 @@ def test_gate_lines_show_each_gated_metric():
     verdict = evaluate_gate(read_run(GPT55), card_dict(replay_card(HAIKU)), options)
     lines = gate_lines(verdict)
     text = "\n".join(lines)
-    assert lines[0].startswith("baseline")
+    assert lines[0].startswith("against")
     assert "95% CI" in text
     for metric in ("composite", "chrf_plus_plus", "composite (this run)"):
         assert any(line.startswith(metric + " ") for line in lines), metric

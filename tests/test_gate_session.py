@@ -48,7 +48,10 @@ def baseline(pytester):
     path = pytester.path / "baseline.json"
     first = replay(pytester, GPT55, f"--mteval-baseline={path}", "--mteval-update-baseline")
     assert first.ret == 0
-    first.stdout.fnmatch_lines(["*no baseline at*passes*", f"*baseline written to {path}*"])
+    first.stdout.fnmatch_lines(
+        ["*no baseline at*nothing to compare with", f"*baseline written to {path}*"]
+    )
+    assert "write one with --mteval-update-baseline" not in first.stdout.str()
     assert path.exists()
     return path
 
@@ -80,17 +83,26 @@ def test_lf_reruns_exactly_the_regressed_entries(pytester, baseline):
     replay(pytester, HAIKU, f"--mteval-baseline={baseline}")
     again = replay(pytester, HAIKU, f"--mteval-baseline={baseline}", "--lf", "-rf")
     expected = regressed_ids(GPT55, HAIKU)
-    again.assert_outcomes(failed=len(expected), deselected=47 - len(expected))
+    # the regressed entries, and the gate item over them
+    again.assert_outcomes(failed=len(expected) + 1, deselected=47 - len(expected))
     assert failed_entry_ids(again) == expected
 
 
 def test_junitxml_carries_the_inspection_cards(pytester, baseline):
     xml = pytester.path / "junit.xml"
     replay(pytester, HAIKU, f"--mteval-baseline={baseline}", f"--junitxml={xml}")
-    failures = ET.parse(xml).getroot().iter("failure")
-    texts = [f.text or "" for f in failures]
+    root = ET.parse(xml).getroot()
+    cases = {(c.get("classname"), c.get("name")): c for c in root.iter("testcase")}
+    gate = cases.pop(("mteval", "gate"))  # the gate is a test case of its own, and it failed
+    gate_text = gate.find("failure").text or ""
+    assert gate_text.startswith("gate      FAILED: composite")
+    assert "limit" in gate_text  # the verdict table
+    assert "verdict" in gate_text
+    texts = [f.text or "" for c in cases.values() for f in c.iter("failure")]
     assert len(texts) == len(regressed_ids(GPT55, HAIKU))
     assert all("reference:" in t and "diff baseline -> now" in t for t in texts)
+    suite = root if root.tag == "testsuite" else root.find("testsuite")
+    assert int(suite.get("failures")) == len(texts) + 1
 
 
 def test_the_same_run_against_itself_passes(pytester, baseline):
@@ -156,12 +168,13 @@ def test_templates_work_as_they_are(pytester):
     shutil.copy(templates / "pyproject-mteval.toml", pytester.path / "pyproject.toml")
     (pytester.path / "corpora").mkdir()
     shutil.copy(SNA, pytester.path / "corpora" / SNA.name)
-    shutil.copytree(METHODS / "replay", pytester.path / "methods" / "my-method")
+    # the template names the method "my-method": here a folder of that name at the root
+    shutil.copytree(METHODS / "replay", pytester.path / "my-method")
     result = pytester.runpytest(
         "--strict-config", f"--mteval-method-arg=predictions={GPT55}", "-p", "no:randomly"
     )
     assert result.ret == 0, result.stdout.str()[-3000:]
-    assert (pytester.path / ".mteval" / "run-card.json").exists()
+    assert len(list((pytester.path / ".mteval" / "runs").glob("*.json"))) == 1
     result.stdout.fnmatch_lines(["*no baseline at*"])
     workflows = (templates / "github-actions-mteval.yml").read_text() + (
         templates / "gitlab-ci-mteval.yml"
@@ -193,4 +206,25 @@ def test_two_workers_give_the_serial_verdict(pytester, baseline):
         "-rf",
     )
     assert serial.ret == parallel.ret == pytest.ExitCode.TESTS_FAILED
+    for result in (serial, parallel):  # the gate is an item, reported by the controller
+        assert any(line.startswith("FAILED mteval::gate") for line in result.outlines)
     assert failed_entry_ids(parallel) == failed_entry_ids(serial) == regressed_ids(GPT55, HAIKU)
+
+
+@pytest.mark.parametrize("style", ["line", "short", "long"])
+def test_tb_styles_shape_the_inspection_cards(pytester, baseline, style):
+    result = replay(pytester, HAIKU, f"--mteval-baseline={baseline}", f"--tb={style}")
+    out = result.stdout.str()
+    failures = out.split("= FAILURES =")[1].split("= mteval =")[0]
+    regressed = regressed_ids(GPT55, HAIKU)
+    assert sum(f"entry {i} regressed" in failures for i in regressed) == len(regressed)
+    if style == "line":  # one line per entry (and pytest's 50-character crash line)
+        assert "reference:" not in failures
+        assert "metrics:    baseline -> now" not in failures
+        lines = [line for line in failures.splitlines() if line.strip(" =")]
+        assert len(lines) == 2 * (len(regressed) + 1)  # entries and the gate
+    elif style == "short":  # reasons and the four texts, no metric table or diff
+        assert failures.count("reference:") == len(regressed)
+        assert "metrics:    baseline -> now" not in failures
+    else:
+        assert failures.count("diff baseline -> now") == len(regressed)

@@ -185,10 +185,15 @@ def test_semantic_score_in_a_session_on_an_english_target(pytester, tmp_path):
         ),
         encoding="utf-8",
     )
+    asked = ("--mteval-metrics=default", "--mteval-metrics=semantic")  # off unless asked for
     _, same = run(
-        pytester, f"--mteval-method-arg=predictions={perfect}", corpus=corpus, method="replay"
+        pytester,
+        f"--mteval-method-arg=predictions={perfect}",
+        *asked,
+        corpus=corpus,
+        method="replay",
     )
-    _, copied = run(pytester, corpus=corpus, method="identity")
+    _, copied = run(pytester, *asked, corpus=corpus, method="identity")
     assert same["scores"]["semantic_score"] == pytest.approx(1.0, abs=1e-5)
     assert "semantic_score" in same["scores"]["composite_metrics"]
     assert copied["scores"]["semantic_score"] < same["scores"]["semantic_score"]

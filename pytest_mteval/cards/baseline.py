@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.corpus import Corpus
+from pytest_mteval.history.index import is_partial
 from pytest_mteval.scoring.comparable import (
     Comparable,
     from_card,
@@ -109,10 +110,15 @@ def load_baseline(
     if not path.exists():
         return BaselineLoad(
             None,
-            f"no baseline at {path} yet: this run is reported and passes; "
-            "write one with --mteval-update-baseline",
+            f"no baseline at {path} yet: nothing to compare with "
+            "(write one with --mteval-update-baseline)",
         )
     run = read_run(path)
+    if is_partial(runcard.load(path)):
+        raise BaselineError(
+            f"baseline {path} is a partial run (-k, --lf, -x or filters): gate against a run "
+            "of the whole corpus"
+        )
     note = f"baseline {run.describe()}"
     if corpus is not None:
         problem = dataset_difference(run, corpus.sha256, corpus_texts(corpus))

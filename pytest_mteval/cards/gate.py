@@ -50,6 +50,11 @@ class GateOptions:
         for name, value in (("max drop", self.max_drop), ("fail under", self.fail_under)):
             if value is not None and not math.isfinite(value):
                 raise GateOptionError(f"{name} must be a finite number, got {value!r}")
+            if value is not None and not 0.0 <= value <= 1.0:
+                raise GateOptionError(
+                    f"{name} of the composite is on its 0-1 scale, got {value:g} "
+                    "(a drop of 5 chrF++ points is --mteval-gate chrf_plus_plus:5)"
+                )
         for metric, drop in self.metric_gates.items():
             check_metric_gate(metric, drop)
 
@@ -63,6 +68,11 @@ def check_metric_gate(metric: str, drop: float) -> None:
         raise GateOptionError(f"unknown metric {metric!r} in a gate; known: {known}")
     if not math.isfinite(drop) or drop < 0:
         raise GateOptionError(f"max drop of {metric} must be a number >= 0, got {drop!r}")
+    scale = 100.0 if metric in SACRE_FAMILIES else 1.0
+    if drop > scale:
+        raise GateOptionError(
+            f"max drop of {metric} is in its own units (0-{scale:g}), got {drop:g}"
+        )
 
 
 def parse_metric_gate(text: str) -> tuple[str, float]:
@@ -238,7 +248,7 @@ def _name(baseline: Comparable | None) -> str | None:
 
 def gate_lines(verdict: GateVerdict) -> list[str]:
     """The "mteval gate" terminal section."""
-    lines = [f"baseline  {verdict.baseline or '(none)'}"]
+    lines = [f"against   {verdict.baseline or '(no baseline: absolute limits only)'}"]
     if verdict.baseline is not None:
         lines.append(
             f"compared  {verdict.common_entries} common entries; shared metrics: "

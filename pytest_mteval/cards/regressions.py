@@ -163,3 +163,21 @@ def _change(old: Any, new: Any) -> str:
 
 def _words(words: Any) -> str:
     return ", ".join(str(w) for w in words) if words else "-"
+
+
+def card_for_style(card_text: str, style: str) -> str:
+    """An inspection card cut to pytest's ``--tb`` style: ``line`` one line (the entry and its
+    reasons), ``short`` the reasons and the four texts, ``no`` nothing, else all of it."""
+    lines = card_text.splitlines()
+    if style == "no":
+        return ""
+    if style == "line":
+        reasons = [line.strip()[2:] for line in lines[1:] if line.startswith("  - ")]
+        return lines[0].rstrip(":") + ": " + "; ".join(reasons) if lines else ""
+    if style == "short":
+        return "\n".join(
+            lines[: lines.index("metrics:    baseline -> now")]
+            if "metrics:    baseline -> now" in lines
+            else lines
+        )
+    return card_text

@@ -15,6 +15,8 @@ from pytest_mteval.cards.gate import (
     GateOptions,
     parse_metric_gate,
 )
+from pytest_mteval.history.cli import DEFAULT_RUNS
+from pytest_mteval.history.index import HistoryError, resolve_run
 from pytest_mteval.scoring.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 UNUSABLE = 2
@@ -27,8 +29,8 @@ def add_compare_command(commands: Any) -> None:
         help="compare two run cards (or reference-harness reports): B against baseline A",
         description=__doc__,
     )
-    parser.add_argument("a", help="baseline run card or *_report.json")
-    parser.add_argument("b", help="new run card or *_report.json")
+    parser.add_argument("a", help="baseline run card or *_report.json (or latest, a run id)")
+    parser.add_argument("b", help="new run card or *_report.json (or latest, a run id)")
     parser.add_argument("--format", choices=["text", "markdown"], default="text")
     parser.add_argument(
         "--max-drop",
@@ -61,6 +63,12 @@ def add_compare_command(commands: Any) -> None:
     parser.set_defaults(run=run_compare)
 
 
+def _card_path(ref: str) -> Path:
+    """A file as given; else ``latest`` or a run id from ``.mteval/runs``."""
+    path = Path(ref)
+    return path if path.exists() else resolve_run(DEFAULT_RUNS, ref, Path.cwd())
+
+
 def run_compare(args: argparse.Namespace) -> int:
     try:
         options = GateOptions(
@@ -71,8 +79,9 @@ def run_compare(args: argparse.Namespace) -> int:
             n_bootstrap=args.bootstrap,
             seed=args.seed,
         )
+        args.a, args.b = str(_card_path(args.a)), str(_card_path(args.b))
         a, b = read_run(Path(args.a)), read_run(Path(args.b))
-    except (GateOptionError, BaselineError) as exc:
+    except (GateOptionError, BaselineError, HistoryError) as exc:
         print(f"mteval compare: {exc}")
         return UNUSABLE
     problem = dataset_difference(a, b.dataset_sha256, run_texts(b), what=f"{args.b}")
@@ -86,6 +95,9 @@ def run_compare(args: argparse.Namespace) -> int:
         comparison = compare_runs(a, b, options, top=max(0, args.top))
     except Exception as exc:  # a comparison ends in a message, never in a traceback
         print(f"mteval compare: cannot compare: {type(exc).__name__}: {exc}")
+        return UNUSABLE
+    if not comparison.verdict.common_entries and comparison.verdict.baseline is not None:
+        print(f"mteval compare: {args.a} and {args.b} have no entry in common: nothing to compare")
         return UNUSABLE
     if args.format == "markdown":
         print(markdown(comparison), end="")

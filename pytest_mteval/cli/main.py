@@ -10,8 +10,10 @@ from pathlib import Path
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cli.compare import add_compare_command
+from pytest_mteval.cli.shipped import add_shipped_commands
 from pytest_mteval.cli.sweep import add_sweep_commands
 from pytest_mteval.corpus_tools.cli import add_corpus_command
+from pytest_mteval.history.cli import add_history_commands
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -43,6 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_compare_command(commands)
     add_corpus_command(commands)
     add_sweep_commands(commands)
+    add_history_commands(commands)
+    add_shipped_commands(commands)
     return parser
 
 

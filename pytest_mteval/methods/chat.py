@@ -76,6 +76,13 @@ class ChatMethod:
     def prepare(self, config: RunConfig) -> None:
         """Load what the method needs (coaching file, analyzer); raise MethodSetupError."""
 
+    def preflight(self, config: RunConfig) -> None:
+        """Once per run, before any item: model, key, prices, endpoint, then ``prepare``."""
+        from pytest_mteval.llm.preflight import check_chat_setup
+
+        self.prepare(config)
+        check_chat_setup(config)
+
     def max_calls_per_entry(self, config: RunConfig) -> int:
         """Upper bound of requests per entry, for the dry run's cost estimate (spec §10)."""
         return 1

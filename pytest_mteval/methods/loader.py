@@ -33,15 +33,23 @@ class MethodSource:
     factory: MethodFactory
 
 
-def find_method(spec: str, base: Path, registered: Mapping[str, MethodFactory]) -> MethodSource:
+#: What a name can be registered as: a factory, a method folder (with method.json), or a
+#: fully described source (an installed package's class with its manifest).
+Registered = MethodFactory | Path | MethodSource
+
+
+def find_method(spec: str, base: Path, registered: Mapping[str, Registered]) -> MethodSource:
     """Resolve ``--mteval-method``: a folder with method.json, else a registered name."""
     folder = (base / spec).resolve()
     if (folder / "method.json").is_file():
-        manifest = load_manifest(folder / "method.json")
-        cls = _import_entry_point(folder, manifest)
-        return MethodSource(manifest.method_id, folder, manifest, lambda _config: _build(cls))
+        return load_folder(folder)
     if spec in registered:
-        return MethodSource(spec, None, None, registered[spec])
+        found = registered[spec]
+        if isinstance(found, Path):
+            return load_folder(found)
+        if isinstance(found, MethodSource):
+            return found
+        return MethodSource(spec, None, None, found)
     if folder.is_dir():
         raise MethodLoadError(f"--mteval-method: {folder} has no method.json")
     known = ", ".join(sorted(registered)) or "none"
@@ -49,6 +57,14 @@ def find_method(spec: str, base: Path, registered: Mapping[str, MethodFactory]) 
         f"--mteval-method: {spec!r} is neither a folder with method.json nor a registered "
         f"method name (registered: {known})"
     )
+
+
+def load_folder(folder: Path) -> MethodSource:
+    """A method folder: its manifest validated, its entry point imported from inside it."""
+    folder = folder.resolve()
+    manifest = load_manifest(folder / "method.json")
+    cls = _import_entry_point(folder, manifest)
+    return MethodSource(manifest.method_id, folder, manifest, lambda _config: _build(cls))
 
 
 def _import_entry_point(folder: Path, manifest: MethodManifest) -> type:

@@ -99,3 +99,12 @@ class DescribesPrompt(Protocol):
     """Optional: a method that uses a system prompt says which, for the run card (§3.2)."""
 
     def system_prompt(self, config: RunConfig) -> str: ...
+
+
+@runtime_checkable
+class Preflight(Protocol):
+    """Optional: check the configuration once, before any item runs (key present, model set,
+    files present, endpoint reachable). Raise with a one-line message to stop the session at
+    start with a usage error; the harness skips it on dry runs and on xdist workers."""
+
+    def preflight(self, config: RunConfig) -> None: ...

@@ -6,20 +6,24 @@ batches, the same baseline rows and the same method fingerprint.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import pytest_mteval
 from pytest_mteval.cards.baseline import BaselineError, load_baseline
-from pytest_mteval.corpus import CorpusError, load_corpus
+from pytest_mteval.corpus import Corpus, CorpusError, load_corpus
 from pytest_mteval.llm.pricing import PriceError, load_prices
-from pytest_mteval.methods.loader import MethodFactory, MethodLoadError, find_method
+from pytest_mteval.methods.loader import MethodLoadError, Registered, find_method
 from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
+from pytest_mteval.methods.preflight import run_preflight
 from pytest_mteval.methods.protocol import RunConfig
 from pytest_mteval.metrics.base import MetricContext
 from pytest_mteval.metrics.equivalence import Judge
 from pytest_mteval.metrics.fst import FstError
 from pytest_mteval.metrics.registry import builtin_metrics
 from pytest_mteval.metrics.resources import corpus_resources
+from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionError
 from pytest_mteval.plugin.options import Settings, SettingsError, read_settings
 from pytest_mteval.run.cache import TranslationCache, fingerprint_components, method_fingerprint
 from pytest_mteval.run.state import RunState
@@ -45,6 +49,7 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
     corpus = load_corpus(settings.corpus.resolve()).filtered(
         settings.segments, settings.domains, settings.difficulties
     )
+    corpus = only_entries(corpus, settings.entries)
     if not corpus.entries:
         raise SettingsError(
             f"{corpus.path}: no entry matches the segment/domain/difficulty filters"
@@ -84,10 +89,12 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         corpus,
         source,
         run_config,
-        builtin_metrics=builtin_metrics(context, judge),
+        builtin_metrics=builtin_metrics(context, judge, _selection(settings)),
         plugin_metrics=[metric for metrics in found for metric in metrics or []],
     )
     _check_method(state)
+    if _runs_here(config, settings):
+        run_preflight(state.method, run_config, source.name)
     if not settings.no_cache and getattr(state.method, "cacheable", True):
         cache = TranslationCache(config.rootpath / ".mteval" / "cache")
         key = (source.name, source.directory, run_config, pytest_mteval.__version__)
@@ -117,6 +124,34 @@ def _check_method(state: RunState) -> None:
         raise MethodLoadError(f"method {state.source.name!r} has no translate(entries, config)")
 
 
+def _selection(settings: Settings) -> MetricSelection:
+    try:
+        return MetricSelection.parse(settings.metrics, settings.skip_metrics)
+    except MetricSelectionError as exc:
+        raise SettingsError(str(exc)) from None
+
+
+def only_entries(corpus: Corpus, ids: tuple[str, ...]) -> Corpus:
+    """``--mteval-entry ID``: exactly these entries (``-k entry-42`` also matches entry-420)."""
+    if not ids:
+        return corpus
+    known = {entry.key for entry in corpus.entries}
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        raise SettingsError(f"--mteval-entry: no entry with id {unknown[0]!r} in {corpus.path}")
+    wanted = set(ids)
+    kept = tuple(entry for entry in corpus.entries if entry.key in wanted)
+    return dataclasses.replace(corpus, entries=kept)
+
+
+def _runs_here(config: pytest.Config, settings: Settings) -> bool:
+    """Whether this process is about to translate: not a worker (the controller checked), not
+    a dry run, --collect-only or --help."""
+    option = config.option
+    quiet = getattr(option, "collectonly", False) or getattr(option, "help", False)
+    return not (settings.dry_run or quiet or hasattr(config, "workerinput"))
+
+
 def _per_process(config: pytest.Config, concurrency: int) -> int:
     """Each xdist worker gets its share of the allowed requests in flight."""
     workerinput = getattr(config, "workerinput", None)
@@ -142,8 +177,8 @@ def _equivalence_judge(config: pytest.Config) -> Judge | None:
     return lambda entry, predicted: hook(entry=entry, predicted=predicted)
 
 
-def _registered(config: pytest.Config) -> dict[str, MethodFactory]:
-    registered: dict[str, MethodFactory] = {}
+def _registered(config: pytest.Config) -> dict[str, Registered]:
+    registered: dict[str, Registered] = {}
     for found in config.hook.pytest_mteval_methods(config=config):
         for name, factory in (found or {}).items():
             if name in registered:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
 
-from pytest_mteval.cards.regressions import entry_verdict
+from pytest_mteval.cards.regressions import card_for_style, entry_verdict
 from pytest_mteval.run.state import RunState
 
 
@@ -104,7 +104,7 @@ class EntryItem(pytest.Item):
         self, excinfo: ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
         if isinstance(excinfo.value, EntryRegression):
-            return str(excinfo.value)
+            return card_for_style(str(excinfo.value), str(self.config.getoption("tbstyle", "auto")))
         if isinstance(excinfo.value, EntryError):
             entry = self.state.corpus.entries[self.index]
             return (

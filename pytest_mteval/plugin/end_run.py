@@ -10,6 +10,7 @@ from typing import Any
 from pytest_mteval.cards.build import build_card
 from pytest_mteval.cards.gate import GateVerdict, evaluate_gate
 from pytest_mteval.cards.runcard import RunCardError, replace, seal, write_new
+from pytest_mteval.history.index import coverage
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.run.cache import cache_totals
 from pytest_mteval.run.state import RunState
@@ -39,6 +40,7 @@ def finish_run(
     card["gate"] = {**verdict.to_json(), "baseline_note": state.baseline_note}
     fingerprint = state.translator.fingerprint or None  # None: no cache in use
     card["cache"] = {"method_fingerprint": fingerprint, **cache_totals(records)}
+    card["coverage"] = coverage(len(records), len(state.corpus.entries), _filters(state))
     extend(card)
     seal(card)
     try:
@@ -48,6 +50,17 @@ def finish_run(
     return FinishedRun(card, path, verdict)
 
 
+def _filters(state: RunState) -> list[str]:
+    settings = state.settings
+    named = {
+        "--mteval-segment": settings.segments,
+        "--mteval-domain": settings.domains,
+        "--mteval-difficulty": settings.difficulties,
+        "--mteval-entry": settings.entries,
+    }
+    return [name for name, given in named.items() if given]
+
+
 def update_baseline(state: RunState, card: dict[str, Any], passed: bool) -> str:
     """Write a passing, complete run's card over the baseline; say what happened."""
     settings = state.settings
@@ -55,7 +68,7 @@ def update_baseline(state: RunState, card: dict[str, Any], passed: bool) -> str:
         return "not updated: --mteval-update-baseline needs --mteval-baseline"
     if not passed:
         return "not updated: the run did not pass"
-    filtered = settings.segments or settings.domains or settings.difficulties
+    filtered = settings.segments or settings.domains or settings.difficulties or settings.entries
     if filtered or len(state.records) != len(state.corpus.entries):
         return "not updated: the run did not cover the whole corpus"
     replace(card, settings.baseline)

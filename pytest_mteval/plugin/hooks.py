@@ -17,12 +17,16 @@ import pytest
 from pytest_mteval.cards.gate import gate_lines
 from pytest_mteval.cards.identity import planned_fingerprint
 from pytest_mteval.corpus import Entry
+from pytest_mteval.history.session import compare_lines, record_and_prune
+from pytest_mteval.methods.loader import Registered
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import TranslationMethod
+from pytest_mteval.methods.registry import installed_methods
 from pytest_mteval.plugin import hookspecs
 from pytest_mteval.plugin.begin_run import StartError, start_run
 from pytest_mteval.plugin.collect import CorpusFile, EntryItem
 from pytest_mteval.plugin.end_run import FinishedRun, finish_run, update_baseline
+from pytest_mteval.plugin.gate_item import GATE_LOCATION, GATE_NODEID, baseline_note, gate_reports
 from pytest_mteval.plugin.options import add_options
 from pytest_mteval.plugin.sweep_command import run_sweep_command
 from pytest_mteval.reports.terminal import summary_lines
@@ -50,6 +54,11 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         return run_sweep_command(config)
     except SweepError as exc:
         raise pytest.UsageError(str(exc)) from None
+
+
+def pytest_mteval_methods(config: pytest.Config) -> dict[str, Registered]:
+    """The methods shipped with pytest-mteval and those installed through entry points."""
+    return installed_methods()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -124,6 +133,7 @@ class ActiveRun:
         self.finished: FinishedRun | None = None
         self.estimate: dict[str, Any] | None = None
         self.baseline_written: str | None = None
+        self.history_lines: list[str] = []
 
     def pytest_unconfigure(self) -> None:
         self.state.translator.drain()
@@ -218,6 +228,7 @@ class ActiveRun:
         record = json.loads(found) if isinstance(found, str) else found
         self.state.records[record["entry_id"]] = record
 
+    @pytest.hookimpl(tryfirst=True)  # before junitxml and the terminal summary read the reports
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(self.config, "workerinput") or not self.state.records:
             return
@@ -230,11 +241,47 @@ class ActiveRun:
             lambda card: self.config.hook.pytest_mteval_run_card(card=card, config=self.config),
             self._default_card_path(),
         )
+        self._history()
+        if self._gated():
+            self._report_gate(session)
         if not self.finished.verdict.passed:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         elif self.state.settings.update_baseline:
             passed = session.exitstatus == pytest.ExitCode.OK
             self.baseline_written = update_baseline(self.state, self.finished.card, passed)
+
+    def _history(self) -> None:
+        """Compare with a saved run if asked (before this run becomes "latest"), then index."""
+        assert self.finished is not None
+        runs_dir = self.config.rootpath / ".mteval" / "runs"
+        settings = self.state.settings
+        card = self.finished.card
+        if settings.compare:
+            records = sorted(self.state.records.values(), key=lambda r: int(r["index"]))
+            base = self.config.invocation_params.dir
+            self.history_lines = compare_lines(runs_dir, settings.compare, base, card, records)
+        path = Path(self.finished.card_path)
+        if path.is_file():
+            self.history_lines += record_and_prune(runs_dir, card, path, settings.keep_runs)
+
+    def _gated(self) -> bool:
+        settings = self.state.settings
+        gate = settings.gate
+        return bool(settings.baseline or gate.fail_under is not None or gate.metric_gates)
+
+    def _report_gate(self, session: pytest.Session) -> None:
+        """The gate as the session's last item, ``mteval::gate``, counted by every reporter."""
+        assert self.finished is not None
+        settings = self.state.settings
+        note = baseline_note(self.state.baseline_note, settings.update_baseline)
+        notes = [note] if note and self.state.baseline is None else []
+        hook = self.config.hook
+        session.testscollected += 1
+        hook.pytest_runtest_logstart(nodeid=GATE_NODEID, location=GATE_LOCATION)
+        style = str(self.config.getoption("tbstyle", "auto"))
+        for report in gate_reports(self.finished.verdict, notes, style):
+            hook.pytest_runtest_logreport(report=report)
+        hook.pytest_runtest_logfinish(nodeid=GATE_NODEID, location=GATE_LOCATION)
 
     def _default_card_path(self) -> Path:
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -251,6 +298,11 @@ class ActiveRun:
         terminalreporter.section("mteval")
         for line in summary_lines(finished.card, finished.card_path):
             terminalreporter.write_line(line)
+        if self.history_lines:
+            compared = bool(self.state.settings.compare)
+            terminalreporter.section("mteval compare" if compared else "mteval history")
+            for line in self.history_lines:
+                terminalreporter.write_line(line)
         settings = self.state.settings
         gated = (
             settings.baseline or settings.gate.fail_under is not None or settings.gate.metric_gates
@@ -259,7 +311,7 @@ class ActiveRun:
             return
         failed = not finished.verdict.passed
         terminalreporter.section("mteval gate", red=failed, green=not failed)
-        note = self.state.baseline_note
+        note = baseline_note(self.state.baseline_note, settings.update_baseline)
         if note and (self.state.baseline is None or "dataset changed" in note):
             terminalreporter.write_line(note)  # the gate lines name a baseline already
         for line in gate_lines(finished.verdict):

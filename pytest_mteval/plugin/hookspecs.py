@@ -7,12 +7,14 @@ calls every implementation it finds in installed plugins and conftest files.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
     from pytest_mteval.corpus import Entry
+    from pytest_mteval.methods.loader import MethodSource
     from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
     from pytest_mteval.metrics.base import Metric, MetricContext
 
@@ -20,11 +22,13 @@ if TYPE_CHECKING:
 @pytest.hookspec
 def pytest_mteval_methods(
     config: pytest.Config,
-) -> Mapping[str, Callable[[RunConfig], TranslationMethod]] | None:
+) -> Mapping[str, Callable[[RunConfig], TranslationMethod] | Path | MethodSource] | None:
     """Register named methods, so that ``--mteval-method=NAME`` finds them.
 
     Return a mapping of method name to a factory that builds the method from the run's
-    RunConfig. Results of every implementation are merged; a name given twice is an error.
+    RunConfig, or to a method folder (with method.json). Results of every implementation are
+    merged; a name given twice is an error. pytest-mteval itself registers the methods it
+    ships and those of the ``pytest_mteval.methods`` entry-point group this way.
     """
 
 

@@ -40,6 +40,8 @@ _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("label", "name of this run inside a sweep: a node level of its item ids", None),
     ("estimate-json", "with --mteval-dry-run, also write the estimate as JSON to this file", None),
     ("sweep", "sweep file (TOML): run every combination of its axes as its own run", None),
+    ("compare", "compare with a saved run (latest, a run id or a card) without gating", None),
+    ("keep-runs", "keep only this many newest cards in .mteval/runs (default: all)", None),
 )
 #: Options that may be given several times (and are space-separated lists as ini keys).
 _LIST_OPTIONS: tuple[tuple[str, str], ...] = (
@@ -48,6 +50,9 @@ _LIST_OPTIONS: tuple[tuple[str, str], ...] = (
     ("domain", "only entries of this domain code (repeatable)"),
     ("difficulty", "only entries of this difficulty 1-5 (repeatable)"),
     ("gate", "METRIC:MAX_DROP, e.g. chrf_plus_plus:1.0 (repeatable)"),
+    ("entry", "only the entry with exactly this id (repeatable)"),
+    ("metrics", "only these optional metrics; 'default' and 'all' expand (repeatable)"),
+    ("skip-metric", "leave out this optional metric (repeatable)"),
 )
 #: On/off switches.
 _FLAG_OPTIONS: tuple[tuple[str, str], ...] = (
@@ -114,6 +119,11 @@ class Settings:
     dry_run: bool = False
     label: str | None = None
     estimate_json: Path | None = None
+    entries: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = ()
+    skip_metrics: tuple[str, ...] = ()
+    compare: str | None = None
+    keep_runs: int | None = None
 
 
 def read_settings(config: pytest.Config) -> Settings:
@@ -156,8 +166,9 @@ def read_settings(config: pytest.Config) -> Settings:
         )
     except GateOptionError as exc:
         raise SettingsError(f"mteval gate option: {exc}") from None
+    raw_keep = value("keep-runs")
     return Settings(
-        corpus=path("corpus"),
+        corpus=shipped_or(path("corpus"), value("corpus")),
         method=value("method"),
         method_base=base_of("method"),
         method_card=path("method-card"),
@@ -187,6 +198,11 @@ def read_settings(config: pytest.Config) -> Settings:
         dry_run=flag("dry-run"),
         label=_label(value("label")),
         estimate_json=path("estimate-json"),
+        entries=tuple(values("entry")),
+        metrics=tuple(values("metrics")),
+        skip_metrics=tuple(values("skip-metric")),
+        compare=value("compare"),
+        keep_runs=None if raw_keep is None else _number(int, "keep-runs", raw_keep, 1, None),
     )
 
 
@@ -195,6 +211,18 @@ def _label(raw: str | None) -> str | None:
     if raw is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._+-]*", raw):
         raise SettingsError(f"--mteval-label must be letters, digits, '._+-', got {raw!r}")
     return raw
+
+
+def shipped_or(path: Path | None, raw: str | None) -> Path | None:
+    """``shipped:NAME`` names a corpus installed with pytest-mteval; anything else is a path."""
+    from pytest_mteval.shipped_corpora import PREFIX, ShippedCorpusError, shipped_corpus
+
+    if raw is None or not raw.startswith(PREFIX):
+        return path
+    try:
+        return shipped_corpus(raw[len(PREFIX) :])
+    except ShippedCorpusError as exc:
+        raise SettingsError(str(exc)) from None
 
 
 def _key_values(pairs: list[str]) -> dict[str, str]:

@@ -33,11 +33,24 @@ class DictionaryMethod:
     def __init__(self) -> None:
         self._tables: dict[Path, dict[str, str]] = {}
 
-    async def translate(self, entries: list[MethodEntry], config: RunConfig) -> list[MethodResult]:
+    def table(self, config: RunConfig) -> dict[str, str]:
         path = Path(config.method_args.get("wordlist") or _BUNDLED)
         table = self._tables.get(path)
         if table is None:
-            table = self._tables[path] = read_wordlist(path)
+            try:
+                table = self._tables[path] = read_wordlist(path)
+            except OSError as exc:
+                raise ValueError(
+                    f"dictionary: cannot read word list {path}: {exc.strerror}"
+                ) from None
+        return table
+
+    def preflight(self, config: RunConfig) -> None:
+        """The word list is readable and well formed."""
+        self.table(config)
+
+    async def translate(self, entries: list[MethodEntry], config: RunConfig) -> list[MethodResult]:
+        table = self.table(config)
         results: list[MethodResult] = []
         for entry in entries:
             words = _WORD.findall(entry["source"])

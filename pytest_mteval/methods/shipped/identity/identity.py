@@ -9,6 +9,9 @@ class IdentityMethod:
     #: Local and free: re-running beats a disk cache.
     cacheable = False
 
+    def preflight(self, config: RunConfig) -> None:
+        """Nothing to check: no files, no service."""
+
     async def translate(self, entries: list[MethodEntry], config: RunConfig) -> list[MethodResult]:
         return [
             {"id": e["id"], "predicted": e["source"], "latency_s": 0.0, "error": None}

@@ -17,6 +17,10 @@ class ReplayMethod:
     def __init__(self) -> None:
         self._loaded: tuple[str, dict[str, dict[str, Any]]] | None = None
 
+    def preflight(self, config: RunConfig) -> None:
+        """The predictions file is named, readable and well formed."""
+        self._recordings(config)
+
     async def translate(self, entries: list[MethodEntry], config: RunConfig) -> list[MethodResult]:
         recorded = self._recordings(config)
         results: list[MethodResult] = []
@@ -46,7 +50,12 @@ class ReplayMethod:
         if not raw_path:
             raise ValueError("replay needs --mteval-method-arg predictions=PATH")
         if self._loaded is None or self._loaded[0] != raw_path:
-            self._loaded = (raw_path, read_predictions(Path(raw_path)))
+            try:
+                self._loaded = (raw_path, read_predictions(Path(raw_path)))
+            except OSError as exc:
+                raise ValueError(
+                    f"replay: cannot read predictions {raw_path}: {exc.strerror}"
+                ) from None
         return self._loaded[1]
 
 

@@ -1,0 +1,1 @@
+"""Run history: the index of run cards under .mteval/runs, and the commands that read it."""

@@ -1,0 +1,88 @@
+"""``mteval runs`` and ``mteval show``: read the run history without opening JSON by hand."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from pytest_mteval.cards import runcard
+from pytest_mteval.history.index import HistoryError, read_index, resolve_run
+from pytest_mteval.reports.terminal import summary_lines
+
+DEFAULT_RUNS = Path(".mteval") / "runs"
+
+
+def add_history_commands(commands: Any) -> None:
+    """Register ``runs`` and ``show`` on the ``mteval`` subcommand parser."""
+    runs = commands.add_parser("runs", help="list the runs recorded in .mteval/runs")
+    runs.add_argument("--dir", type=Path, default=DEFAULT_RUNS, help="runs folder")
+    runs.set_defaults(run=_runs)
+    show = commands.add_parser("show", help="summarize one run: latest, a run id, or a card")
+    show.add_argument("run_ref", metavar="latest|RUN|CARD")
+    show.add_argument("--dir", type=Path, default=DEFAULT_RUNS, help="runs folder")
+    show.set_defaults(run=_show)
+
+
+def _runs(args: argparse.Namespace) -> int:
+    rows = read_index(args.dir)
+    if not rows:
+        print(f"no runs recorded in {args.dir}")
+        return 0
+    header = (
+        "time",
+        "run",
+        "method",
+        "model",
+        "corpus",
+        "composite [95% CI]",
+        "tier",
+        "gate",
+        "scope",
+    )
+    table = [header, *(_row(r) for r in rows)]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for row in table:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    return 0
+
+
+def _row(r: dict[str, Any]) -> tuple[str, ...]:
+    composite = "-" if r.get("composite") is None else f"{r['composite']:.3f}"
+    ci = r.get("composite_ci") or [None, None]
+    if ci[0] is not None and ci[1] is not None:
+        composite += f" [{ci[0]:.3f}, {ci[1]:.3f}]"
+    return (
+        str(r.get("timestamp") or "-"),
+        str(r.get("run_id") or "-")[:8],
+        str(r.get("method") or "-"),
+        str(r.get("model") or "-"),
+        str(r.get("corpus") or "-"),
+        composite,
+        str(r.get("tier") or "-"),
+        str(r.get("gate") or "-"),
+        "complete" if r.get("complete") else "partial",
+    )
+
+
+def _show(args: argparse.Namespace) -> int:
+    try:
+        path = resolve_run(args.dir, args.run_ref, Path.cwd())
+        card = runcard.load(path)
+        runcard.verify(card, path)
+        lines = summary_lines(card, str(path))
+    except (HistoryError, runcard.RunCardError) as exc:
+        print(f"mteval show: {exc}")
+        return 2
+    except (KeyError, TypeError) as exc:
+        print(f"mteval show: {path}: not a run card ({exc!r} missing)")
+        return 2
+    print("\n".join(lines))
+    coverage = card.get("coverage") or {}
+    if coverage.get("complete") is False:
+        print("scope            partial: " + "; ".join(coverage.get("reasons") or []))
+    gate = card.get("gate") or {}
+    if gate.get("baseline") or gate.get("metrics"):
+        verdict = "PASSED" if gate.get("passed") else "FAILED"
+        print(f"gate             {verdict} against {gate.get('baseline') or '(no baseline)'}")
+    return 0

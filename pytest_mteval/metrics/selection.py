@@ -1,0 +1,63 @@
+"""Which optional metrics a run computes: ``--mteval-metrics`` and ``--mteval-skip-metric``.
+
+chrF++, BLEU, TER and exact match always run (the card's spine). Every other metric can be
+left out; the semantic score is off unless asked for, because loading its model costs tens of
+seconds and about a gigabyte on every run, which nobody should pay without choosing to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+#: The optional metrics, by their ``Metric.name``.
+OPTIONAL: tuple[str, ...] = (
+    "fst",
+    "morphology",
+    "equivalence",
+    "orthography",
+    "code_switching",
+    "hallucination",
+    "terminology",
+    "semantic",
+)
+OFF_BY_DEFAULT = frozenset({"semantic"})
+DEFAULT = frozenset(OPTIONAL) - OFF_BY_DEFAULT
+
+
+class MetricSelectionError(ValueError):
+    """An unknown metric name; the message lists the known ones."""
+
+
+@dataclass(frozen=True)
+class MetricSelection:
+    """The optional metrics to build; ``wanted`` None means the default set."""
+
+    wanted: frozenset[str] = DEFAULT
+
+    @classmethod
+    def parse(cls, only: Iterable[str] = (), skip: Iterable[str] = ()) -> MetricSelection:
+        """``only`` names metrics (``default`` and ``all`` expand); ``skip`` removes some."""
+        chosen: set[str] = set()
+        named = [name for item in only for name in item.replace(",", " ").split()]
+        for name in named:
+            chosen |= _expand(name, "--mteval-metrics")
+        wanted = chosen if named else set(DEFAULT)
+        for item in skip:
+            for name in item.replace(",", " ").split():
+                wanted -= _expand(name, "--mteval-skip-metric")
+        return cls(frozenset(wanted))
+
+    def wants(self, name: str) -> bool:
+        return name in self.wanted
+
+
+def _expand(name: str, option: str) -> set[str]:
+    if name == "all":
+        return set(OPTIONAL)
+    if name == "default":
+        return set(DEFAULT)
+    if name not in OPTIONAL:
+        known = ", ".join(("default", "all", *OPTIONAL))
+        raise MetricSelectionError(f"{option}: unknown metric {name!r} (known: {known})")
+    return {name}

@@ -1,0 +1,245 @@
+"""pytest-mteval as a new user gets it: installed from a wheel into a fresh virtual environment
+outside the checkout, in a scratch git repository with its own method package registered by
+entry point, running the README's CI commands and the conftest templates as written.
+
+The virtual environment is fresh (no system site-packages, nothing of the checkout on its
+path) and gets the two wheels with ``pip install --no-deps``. Its third-party dependencies
+(pytest, sacrebleu, hfst, numpy...) are the ones this test's own interpreter already has,
+reached through a ``.pth`` file: installing them again would need the network or minutes, and
+they are not what this test is about. A ``.pth`` path entry does not run the ``.pth`` files
+found there, so an editable install of the checkout stays invisible, which the test checks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from conftest import CORPORA, REPO
+
+pytestmark = pytest.mark.slow
+
+TEMPLATES = REPO / "conftest_templates"
+PIP = (sys.executable, "-m", "pip")
+OFFLINE = ("--no-deps", "--no-index")
+_SKIP = shutil.ignore_patterns(
+    ".git", ".mteval", "build", "dist", "*.egg-info", "__pycache__", "tests", "benchmarks",
+    ".venv", ".mypy_cache", ".ruff_cache", ".pytest_cache",
+)  # fmt: skip
+
+METHOD_PY = '''
+"""A tiny method package: returns the predictions in predictions.jsonl (a stand-in model)."""
+import json
+from pathlib import Path
+
+
+class MyMethod:
+    cacheable = False
+
+    def _table(self, config):
+        path = Path(config.method_args.get("predictions", "predictions.jsonl"))
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        return {str(row["id"]): row["predicted"] for row in rows}
+
+    def preflight(self, config):
+        self._table(config)
+
+    async def translate(self, entries, config):
+        table = self._table(config)
+        return [
+            {"id": e["id"], "predicted": table.get(str(e["id"])), "error": None}
+            for e in entries
+        ]
+'''
+METHOD_JSON = {
+    "name": "My method",
+    "method_id": "my-method",
+    "class": "custom-plugin",
+    "entry_point": "my_method:MyMethod",
+    "supported_pairs": ["*"],
+    "dependency_class": "S",
+    "dependencies": [],
+}
+METHOD_PYPROJECT = """
+[build-system]
+requires = ["setuptools>=70.1"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "my-method"
+version = "1.0"
+
+[project.entry-points."pytest_mteval.methods"]
+my-method = "my_method:MyMethod"
+
+[tool.setuptools.package-data]
+my_method = ["method.json"]
+"""
+
+
+def build_wheel(source: Path, out: Path) -> Path:
+    subprocess.run(
+        [*PIP, "wheel", "-q", *OFFLINE, "--no-build-isolation", "-w", str(out), str(source)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = out.glob(f"{source.name.replace('-', '_')}*.whl")
+    return wheel
+
+
+def fresh_venv(folder: Path, wheels: list[Path]) -> Path:
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
+    python = folder / "bin" / "python"
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    Path(purelib, "_deps_of_the_test_env.pth").write_text("\n".join(sorted(ours)) + "\n")
+    subprocess.run(
+        [*PIP, "--python", str(python), "install", "-q", *OFFLINE, *map(str, wheels)],
+        check=True,
+        capture_output=True,
+    )
+    # pytest itself comes from the test's environment (see the module docstring): give the
+    # venv the console script pip would have written for it
+    script = folder / "bin" / "pytest"
+    script.write_text(f"#!{python}\nimport sys\nimport pytest\nsys.exit(pytest.console_main())\n")
+    script.chmod(0o755)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    """A fresh venv with pytest-mteval and my-method installed from wheels; the environment
+    variables a shell in it would have."""
+    root = tmp_path_factory.mktemp("wheel")
+    source = root / "pytest-mteval"
+    shutil.copytree(REPO, source, ignore=_SKIP, symlinks=True)
+    package = root / "my-method"
+    (package / "my_method").mkdir(parents=True)
+    (package / "my_method" / "__init__.py").write_text(METHOD_PY)
+    (package / "my_method" / "method.json").write_text(json.dumps(METHOD_JSON))
+    (package / "pyproject.toml").write_text(METHOD_PYPROJECT)
+    wheels = [build_wheel(source, root / "dist"), build_wheel(package, root / "dist")]
+    venv = fresh_venv(root / "venv", wheels)
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "PYTHON"))}
+    environ.pop("OPENROUTER_API_KEY", None)
+    environ.update(
+        PATH=f"{venv / 'bin'}{os.pathsep}{environ.get('PATH', '')}", VIRTUAL_ENV=str(venv)
+    )
+    return environ
+
+
+def sh(env, cwd, command):
+    return subprocess.run(
+        shlex.split(command), cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def readme_ci_commands():
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Gating merges in CI", 1)[1]
+    block = section.split("```", 2)[1]
+    return [line.strip() for line in block.splitlines() if line.strip()]
+
+
+def test_the_installed_package_is_the_wheel(env, tmp_path):
+    found = sh(env, tmp_path, "python -c 'import pytest_mteval; print(pytest_mteval.__file__)'")
+    where = Path(found.stdout.strip())
+    assert Path(env["VIRTUAL_ENV"]) in where.parents, where
+    assert REPO not in where.parents
+
+
+def test_shipped_and_entry_point_methods_by_name(env, tmp_path):
+    corpus = json.loads((CORPORA / "eng-fra-flores-devtest.json").read_text(encoding="utf-8"))
+    corpus["entries"] = corpus["entries"][:5]
+    (tmp_path / "my.json").write_text(json.dumps(corpus, ensure_ascii=False), encoding="utf-8")
+    identity = sh(env, tmp_path, "pytest --mteval-corpus=my.json --mteval-method=identity")
+    assert identity.returncode == 0, identity.stdout[-2000:] + identity.stderr[-2000:]
+    assert "5 passed" in identity.stdout.splitlines()[-1]
+    raw = sh(env, tmp_path, "pytest --mteval-corpus=my.json --mteval-method=raw-llm -q")
+    assert raw.returncode == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in raw.stderr.splitlines() if line.startswith("ERROR")]
+    assert errors == ["ERROR: method 'raw-llm' cannot start: no model configured: pass "
+                      "--mteval-model=<provider/slug>"]  # fmt: skip
+    assert len(list((tmp_path / ".mteval" / "runs").glob("*.json"))) == 1  # none for raw-llm
+    shipped = sh(env, tmp_path, "pytest --mteval-corpus=shipped:eng-sna-tatoeba-dev "
+                                "--mteval-method=identity -q")  # fmt: skip
+    assert shipped.returncode == 0
+    assert "47 passed" in shipped.stdout
+    listed = sh(env, tmp_path, "mteval methods").stdout
+    mine = next(line for line in listed.splitlines() if line.startswith("my-method"))
+    assert re.search(r"custom-plugin\s+S\s+entry point my_method:MyMethod \(my-method 1.0\)", mine)
+    assert re.search(r"^raw-llm\s+raw-llm\s+A1\s+shipped ", listed, re.M)
+
+
+def test_readme_ci_commands_and_templates_in_a_scratch_repository(env, tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "corpora").mkdir(parents=True)
+    shutil.copy(CORPORA / "eng-sna-tatoeba-dev.json", repo / "corpora")
+    for name in ("conftest.py", "test_translation_rules.py"):
+        shutil.copy(TEMPLATES / name, repo / name)
+    shutil.copy(TEMPLATES / "pyproject-mteval.toml", repo / "pyproject.toml")
+    entries = json.loads((repo / "corpora" / "eng-sna-tatoeba-dev.json").read_text())["entries"]
+
+    def predictions(field):
+        rows = [json.dumps({"id": e["id"], "predicted": e[field]}) for e in entries]
+        (repo / "predictions.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+    predictions("reference")  # main: a good "model"
+    for command in (
+        "git init -q",
+        "git add -A",
+        "git -c user.name=t -c user.email=t@t commit -qm main",
+    ):
+        assert sh(env, repo, command).returncode == 0
+    main_job, pr_job, compare, runs = readme_ci_commands()
+
+    first = sh(env, repo, main_job)
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-2000:]
+    assert "no baseline at" in first.stdout
+    assert (repo / ".mteval" / "baseline.json").is_file()
+    gate = junit_case(repo / ".mteval" / "junit.xml", "mteval", "gate")
+    assert gate is not None  # the floor is in force: the gate is an item
+    assert gate.find("failure") is None
+
+    predictions("source")  # a pull request that makes the "model" copy its input
+    second = sh(env, repo, pr_job)
+    assert second.returncode == pytest.ExitCode.TESTS_FAILED
+    assert second.stdout.splitlines()[-1].count("failed") == 1
+    suite = ET.parse(repo / ".mteval" / "junit.xml").getroot().find("testsuite")
+    assert int(suite.get("failures")) >= 1
+    failure = junit_case(repo / ".mteval" / "junit.xml", "mteval", "gate").find("failure")
+    assert failure is not None
+    assert "gate      FAILED: composite" in (failure.text or "")
+
+    compared = sh(env, repo, compare)
+    assert compared.returncode == 1, compared.stdout + compared.stderr  # a regression
+    assert "| composite |" in compared.stdout or "composite" in compared.stdout
+
+    listed = sh(env, repo, runs)
+    assert listed.returncode == 0
+    rows = [line for line in listed.stdout.splitlines()[1:] if line.strip()]
+    assert len(rows) == 2
+    assert all("my-method" in row and row.endswith("complete") for row in rows)
+    assert rows[0].split()[-2] == "passed"
+    assert rows[1].split()[-2] == "failed"
+
+
+def junit_case(path, classname, name):
+    for case in ET.parse(path).getroot().iter("testcase"):
+        if case.get("classname") == classname and case.get("name") == name:
+            return case
+    return None
