@@ -9,7 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_mteval import runcard
+from pytest_mteval.cards.commands import add_bundle_command, add_publish_command
 from pytest_mteval.compare_cli import add_compare_command
+from pytest_mteval.reports.commands import add_leaderboard_command, add_report_command
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -39,6 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("which", choices=["run-card"])
     schema.set_defaults(run=_schema)
     add_compare_command(commands)
+    add_leaderboard_command(commands)
+    add_report_command(commands)
+    add_bundle_command(commands)
+    add_publish_command(commands)
     return parser
 
 

@@ -36,6 +36,7 @@ _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("significance", "a drop fails only when paired bootstrap p < this (0.05; 0 = off)", "0.05"),
     ("entry-max-drop", "an entry fails when its chrF++ drops by more than this (10)", "10"),
     ("entry-min-chrf", "without a baseline, an entry fails below this chrF++", None),
+    ("html", "write the run's HTML report (charts, sortable entries) to this path", None),
 )
 #: Options that may be given several times (and are space-separated lists as ini keys).
 _LIST_OPTIONS: tuple[tuple[str, str], ...] = (
@@ -107,6 +108,7 @@ class Settings:
     update_baseline: bool = False
     no_cache: bool = False
     dry_run: bool = False
+    html: Path | None = None
 
 
 def read_settings(config: pytest.Config) -> Settings:
@@ -178,6 +180,7 @@ def read_settings(config: pytest.Config) -> Settings:
         update_baseline=flag("update-baseline"),
         no_cache=flag("no-cache"),
         dry_run=flag("dry-run"),
+        html=path("html"),
     )
 
 

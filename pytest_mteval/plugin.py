@@ -236,6 +236,8 @@ class ActiveRun:
         terminalreporter.section("mteval")
         for line in summary_lines(finished.card, finished.card_path):
             terminalreporter.write_line(line)
+        if finished.report_path is not None:
+            terminalreporter.write_line(f"html report {finished.report_path}")
         settings = self.state.settings
         gated = (
             settings.baseline or settings.gate.fail_under is not None or settings.gate.metric_gates

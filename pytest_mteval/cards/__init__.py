@@ -1,0 +1,1 @@
+"""Run cards beyond one run: verification tiers, submission bundles and publishing."""
