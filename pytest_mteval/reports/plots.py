@@ -12,7 +12,7 @@ import io
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import matplotlib
 from matplotlib.figure import Figure
@@ -20,6 +20,8 @@ from matplotlib.figure import Figure
 from pytest_mteval import scoring
 
 _STYLE: Final = {"svg.fonttype": "none", "svg.hashsalt": "pytest-mteval", "font.size": 9.0}
+#: No creator, date or licence block in the SVG: nothing there for a page to show or fetch.
+_NO_METADATA: Final[dict[str, Any]] = {"Creator": None, "Date": None, "Format": None, "Type": None}
 #: Background colours of the quality tiers (SCORING.md), lowest first.
 _TIER_COLOURS: Final = {
     "baseline": "#f3f3f3",
@@ -45,7 +47,7 @@ def to_svg(figure: Figure) -> str:
     """The figure as an ``<svg>`` element ready to inline (no XML prolog, no doctype)."""
     buffer = io.StringIO()
     with matplotlib.rc_context(_STYLE):
-        figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+        figure.savefig(buffer, format="svg", bbox_inches="tight", metadata=_NO_METADATA)
     text = buffer.getvalue()
     return text[text.index("<svg") :]
 
