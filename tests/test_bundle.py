@@ -1,0 +1,156 @@
+"""Submission bundles: made from a real session's card, checked, unpacked, and run again."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import tarfile
+
+import pytest
+from conftest import METHODS
+from leaderboard_cards import RUNS, load
+
+from pytest_mteval.cards.bundle import BundleError, check_bundle, make_bundle
+from pytest_mteval.cli import main
+
+
+@pytest.fixture
+def method(tmp_path):
+    """The replay method as a submission: with a README, a licence and a bundled prompt."""
+    folder = tmp_path / "replay-method"
+    shutil.copytree(METHODS / "replay", folder)
+    (folder / "README.md").write_text("# Replay\nReplays recorded predictions. Limits: none.\n")
+    (folder / "LICENSE").write_text("Apache-2.0\n")
+    (folder / "prompts").mkdir()
+    (folder / "prompts" / "system.txt").write_text("Translate faithfully.\n")
+    manifest = json.loads((folder / "method.json").read_text())
+    manifest["dependencies"] = [
+        {
+            "id": "prompt",
+            "kind": "data",
+            "license": "CC0-1.0",
+            "access": "bundled",
+            "source": "prompts/system.txt",
+            "redistributable": True,
+            "transferable": True,
+        }
+    ]
+    (folder / "method.json").write_text(json.dumps(manifest, indent=2))
+    return folder
+
+
+def run(pytester, method, card):
+    predictions, model, corpus = RUNS["haiku"]
+    result = pytester.runpytest(
+        f"--mteval-corpus={corpus}",
+        f"--mteval-method={method}",
+        f"--mteval-method-arg=predictions={predictions}",
+        f"--mteval-model={model}",
+        f"--mteval-run-card={card}",
+    )
+    assert card.exists(), result.stdout.str()
+    return load(card)
+
+
+def test_round_trip(pytester, tmp_path, method, capsys):
+    card = run(pytester, method, tmp_path / "card.json")
+    bundle = tmp_path / "out" / "bundle.tar.gz"
+    assert main(["bundle", str(method), str(tmp_path / "card.json"), "-o", str(bundle)]) == 0
+    assert main(["bundle", "check", str(bundle)]) == 0
+    assert capsys.readouterr().out.strip().endswith("licences")
+    with tarfile.open(bundle) as tar:
+        names = set(tar.getnames())
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    assert {"card.json", "cost-report.json", "BUNDLE.json", "method/README.md"} <= names
+    assert "method/prompts/system.txt" in names
+    cost = json.loads((tmp_path / "unpacked" / "cost-report.json").read_text())
+    assert cost["totals"] == card["totals"]
+    assert sum(c for c in cost["per_entry_cost_usd"].values() if c) == pytest.approx(
+        card["totals"]["total_cost_usd"]
+    )
+    again = run(pytester, tmp_path / "unpacked" / "method", tmp_path / "again.json")
+    assert again["fingerprint"] == card["fingerprint"]
+    assert again["run_id"] != card["run_id"]
+    assert again["scores"]["composite"] == card["scores"]["composite"]
+
+
+def bundled(pytester, tmp_path, method):
+    run(pytester, method, tmp_path / "card.json")
+    return make_bundle(method, tmp_path / "card.json", tmp_path / "b.tar.gz")
+
+
+def rewrite(bundle, change):
+    """The bundle with its members passed through ``change(name, data) -> data | None``."""
+    with tarfile.open(bundle) as tar:
+        members = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+    with tarfile.open(bundle, "w:gz") as tar:
+        for name, data in members.items():
+            data = change(name, data)
+            if data is None:
+                continue
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+def test_check_names_every_problem(pytester, tmp_path, method):
+    bundle = bundled(pytester, tmp_path, method)
+    assert check_bundle(bundle) == []
+
+    def tamper(name, data):
+        if name == "method/replay.py":
+            return data + b"\n# changed\n"
+        if name == "method/prompts/system.txt":
+            return None
+        return data
+
+    rewrite(bundle, tamper)
+    problems = check_bundle(bundle)
+    assert any("method/replay.py: size or sha256 differs" in p for p in problems)
+    assert any("prompts/system.txt: listed in BUNDLE.json but missing" in p for p in problems)
+    assert any("dependency 'prompt': bundled source" in p for p in problems)
+    assert all(str(bundle) in p for p in problems)
+
+
+def test_a_forged_card_fails_the_check(pytester, tmp_path, method):
+    bundle = bundled(pytester, tmp_path, method)
+
+    def forge(name, data):
+        if name != "card.json":
+            return data
+        card = json.loads(data)
+        card["scores"]["composite"] = 0.95
+        return json.dumps(card).encode()
+
+    rewrite(bundle, forge)
+    problems = check_bundle(bundle)
+    assert any("card.json: run_card_hash does not match" in p for p in problems)
+
+
+def test_hostile_members_are_not_extracted(tmp_path):
+    bundle = tmp_path / "evil.tar.gz"
+    with tarfile.open(bundle, "w:gz") as tar:
+        info = tarfile.TarInfo("../escape.txt")
+        info.size = 3
+        tar.addfile(info, io.BytesIO(b"bad"))
+        link = tarfile.TarInfo("method/passwd")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        tar.addfile(link)
+    problems = check_bundle(bundle)
+    assert any("'../escape.txt': path leaves the bundle" in p for p in problems)
+    assert any("'method/passwd': links and devices are not allowed" in p for p in problems)
+    assert not (tmp_path.parent / "escape.txt").exists()
+
+
+def test_a_method_without_readme_or_made_by_another_method_is_refused(
+    pytester, tmp_path, method
+):
+    run(pytester, METHODS / "replay", tmp_path / "card.json")
+    (method / "README.md").unlink()
+    with pytest.raises(BundleError) as caught:
+        make_bundle(method, tmp_path / "card.json", tmp_path / "b.tar.gz")
+    message = str(caught.value)
+    assert "no README" in message
+    assert "the card was not made by this method" in message
+    assert not (tmp_path / "b.tar.gz").exists()

@@ -1,0 +1,58 @@
+"""``mteval report`` and ``--mteval-html`` without a browser: what the page holds."""
+
+from __future__ import annotations
+
+import json
+
+from leaderboard_cards import RUNS, copy_cards, load
+
+from pytest_mteval import runcard
+from pytest_mteval.cli import main
+
+
+def test_scores_only_cards_keep_their_text_withheld(tmp_path, capsys):
+    path = copy_cards(tmp_path, "haiku")["haiku"]
+    card = load(path)
+    texts = {r["source"] for r in card["results"]} | {r["predicted"] for r in card["results"]}
+    for row in card["results"]:
+        row["source"] = row["expected"] = ""
+        row["predicted"] = row["raw_predicted"] = None
+    runcard.seal(card)
+    path.write_text(json.dumps(card), encoding="utf-8")
+    page = tmp_path / "page.html"
+    assert main(["report", str(path), "--html", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert "withheld" in html
+    assert not [t for t in texts if t and f">{t}<" in html]
+    assert html.count("<tr data-entry=") == len(card["results"])  # scores still shown
+
+
+def test_a_forged_card_gets_no_report(tmp_path, capsys):
+    path = copy_cards(tmp_path, "haiku")["haiku"]
+    card = load(path)
+    card["results"][0]["predicted"] = "forged"
+    path.write_text(json.dumps(card), encoding="utf-8")
+    assert main(["report", str(path), "--html", str(tmp_path / "p.html")]) == 1
+    assert "run_card_hash does not match" in capsys.readouterr().err
+    assert not (tmp_path / "p.html").exists()
+
+
+def test_mteval_html_into_a_folder_names_the_page_after_the_run(pytester, tmp_path):
+    predictions, model, corpus = RUNS["deepseek"]
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    card = tmp_path / "card.json"
+    result = pytester.runpytest(
+        f"--mteval-corpus={corpus}",
+        f"--mteval-method={RUNS['gpt55'][0].parents[3] / 'methods' / 'replay'}",
+        f"--mteval-method-arg=predictions={predictions}",
+        f"--mteval-model={model}",
+        f"--mteval-run-card={card}",
+        f"--mteval-html={folder}",
+    )
+    run_id = load(card)["run_id"]
+    page = folder / f"{run_id}.html"
+    result.stdout.fnmatch_lines([f"html report {page}"])
+    html = page.read_text(encoding="utf-8")
+    assert html.count("<tr data-entry=") == 47
+    assert "regressed only" not in html  # no baseline, no regression columns
