@@ -28,7 +28,9 @@ FLAGS = (
 
 def skip_reason() -> str | None:
     if not Path(CHROMIUM).exists() or not Path(CHROMEDRIVER).exists():
-        return "needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)"
+        return (
+            "needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)"
+        )
     try:
         import selenium  # noqa: F401
     except ImportError:

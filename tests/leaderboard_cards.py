@@ -24,7 +24,9 @@ RUNS = {
 
 
 @cache
-def session_card(name: str, tag: str = "", method: Path = REPLAY, extra: tuple[str, ...] = ()) -> Path:
+def session_card(
+    name: str, tag: str = "", method: Path = REPLAY, extra: tuple[str, ...] = ()
+) -> Path:
     """The card of a real pytest session replaying run ``name``; ``tag`` makes another run of
     the same configuration (a reproduction)."""
     predictions, model, corpus = RUNS[name]

@@ -143,9 +143,7 @@ def test_hostile_members_are_not_extracted(tmp_path):
     assert not (tmp_path.parent / "escape.txt").exists()
 
 
-def test_a_method_without_readme_or_made_by_another_method_is_refused(
-    pytester, tmp_path, method
-):
+def test_a_method_without_readme_or_made_by_another_method_is_refused(pytester, tmp_path, method):
     run(pytester, METHODS / "replay", tmp_path / "card.json")
     (method / "README.md").unlink()
     with pytest.raises(BundleError) as caught:

@@ -88,7 +88,8 @@ def test_markdown_matches_the_cards(tmp_path, capsys):
         assert row["Date"] == card["timestamp"][:10]
     order = [r["Model"] for r in sna]
     composites = [cards[n]["scores"]["composite"] for n in SNA_RUNS]
-    assert order == [RUNS[n][1] for n, _ in sorted(zip(SNA_RUNS, composites), key=lambda p: -p[1])]
+    ranked = sorted(zip(SNA_RUNS, composites, strict=True), key=lambda p: -p[1])
+    assert order == [RUNS[n][1] for n, _ in ranked]
 
 
 def test_a_forged_card_is_refused_with_the_reason(tmp_path, capsys):
@@ -137,7 +138,8 @@ def test_tiers_need_a_reproduction_or_a_human_validation(tmp_path, capsys):
     assert tiers["openai/gpt-5.5"] == ["maintainer-verified"] * 3
     assert tiers["anthropic/claude-haiku-4.5"] == ["community-validated"]
     assert tiers["deepseek/deepseek-v4-pro"] == ["self-benchmarked"]
-    assert "human validation ignored" in captured.out and "not this card" in captured.out
+    assert "human validation ignored" in captured.out
+    assert "not this card" in captured.out
 
 
 def test_a_copy_of_one_run_is_no_reproduction(tmp_path, capsys):

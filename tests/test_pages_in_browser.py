@@ -125,7 +125,10 @@ def test_run_report_of_a_session(pytester, tmp_path):
         driver.find_element("id", "filter-regressed").click()
         assert ids() == expected_regressed
         # the character diff turns the baseline prediction into this run's
-        gpt = {str(e["id"]): e["predicted"] for e in json.loads(RUNS["gpt55"][0].read_text())["entries"]}
+        gpt = {
+            str(e["id"]): e["predicted"]
+            for e in json.loads(RUNS["gpt55"][0].read_text())["entries"]
+        }
         by_id = {r["entry_id"]: r for r in rows}
         for entry_id in expected_regressed:
             old, new = driver.execute_script(

@@ -76,7 +76,8 @@ def test_posts_the_card_with_its_method_config(server, card_path, capsys):
     assert config["temperature"] == card["temperature"]
     assert config["batchSize"] == card["batch_size"]
     assert config["qualityTier"] == card["scores"]["quality_tier"]
-    assert config["coachingPrompt"] is False and config["coachingFile"] is None
+    assert config["coachingPrompt"] is False
+    assert config["coachingFile"] is None
 
 
 def test_a_refusal_is_one_clear_line_without_the_token(server, card_path, capsys, monkeypatch):
@@ -85,7 +86,8 @@ def test_a_refusal_is_one_clear_line_without_the_token(server, card_path, capsys
     assert main(["publish", str(card_path), "--url", server.url, "--token-env", "LB_TOKEN"]) == 1
     out = capsys.readouterr().out
     assert out.startswith(f"mteval publish: {server.url}: HTTP 401 after 1 attempt(s)")
-    assert "s3cret-token" not in out and "[redacted]" in out
+    assert "s3cret-token" not in out
+    assert "[redacted]" in out
     assert len(server.received) == 1  # a 401 is not retried
     assert server.received[0][0]["Authorization"] == "Bearer s3cret-token"
 

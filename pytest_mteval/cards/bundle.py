@@ -44,8 +44,10 @@ def method_problems(folder: Path, manifest: MethodManifest) -> list[str]:
     if readme is None or not readme.read_text(encoding="utf-8", errors="replace").strip():
         problems.append(f"{folder}: no README describing the approach and its limits (§9.1.5)")
     has_licence = any((folder / n).is_file() for n in LICENSE_NAMES)
-    if not has_licence and not str(manifest.model_extra.get("license") or "").strip():
-        problems.append(f"{folder}: the method's own licence is not named (LICENSE file or 'license')")
+    if not has_licence and not str((manifest.model_extra or {}).get("license") or "").strip():
+        problems.append(
+            f"{folder}: the method's own licence is not named (LICENSE file or 'license')"
+        )
     for dep in manifest.dependencies:
         if not dep.license.strip():
             problems.append(f"{folder / 'method.json'}: dependency {dep.id!r}: no licence named")
@@ -115,15 +117,18 @@ def make_bundle(method_folder: Path, card_path: Path, out: Path) -> Path:
 def check_bundle(bundle: Path) -> list[str]:
     """Every problem of a bundle, one line each naming the member; empty when it is valid."""
     try:
-        tar = tarfile.open(bundle, "r:gz")
-    except (OSError, tarfile.TarError) as exc:
+        with (
+            tarfile.open(bundle, "r:gz") as tar,
+            tempfile.TemporaryDirectory(prefix="mteval-bundle-") as tmp,
+        ):
+            problems = _member_problems(bundle, tar)
+            if problems:
+                return problems
+            tar.extractall(tmp, filter="data")
+            found = _content_problems(bundle, Path(tmp))
+            return [line.replace(tmp, f"{bundle}:") for line in found]
+    except (OSError, EOFError, tarfile.TarError) as exc:
         return [f"{bundle}: not a readable tar.gz: {exc}"]
-    with tar, tempfile.TemporaryDirectory(prefix="mteval-bundle-") as tmp:
-        problems = _member_problems(bundle, tar)
-        if problems:
-            return problems
-        tar.extractall(tmp, filter="data")
-        return [line.replace(tmp, f"{bundle}:") for line in _content_problems(bundle, Path(tmp))]
 
 
 def _member_problems(bundle: Path, tar: tarfile.TarFile) -> list[str]:
@@ -152,9 +157,9 @@ def _content_problems(bundle: Path, root: Path) -> list[str]:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return [f"{index_path}: missing or invalid: {exc}"]
     problems: list[str] = []
-    present = {
-        p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()
-    } - {"BUNDLE.json"}
+    present = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()} - {
+        "BUNDLE.json"
+    }
     for name in sorted(present - set(listed)):
         problems.append(f"{root / name}: not listed in BUNDLE.json")
     for name, meta in sorted(listed.items()):

@@ -65,12 +65,13 @@ def _interval(card: Mapping[str, Any], domain: str) -> tuple[float | None, float
         statistics[str(metric)] = found
     if not statistics:
         return None, None
-    recorded = (scores.get("confidence_intervals") or {}).get("composite") or {}
+    recorded: Mapping[str, Any] = (scores.get("confidence_intervals") or {}).get("composite") or {}
+    seed = recorded.get("seed")
     found_intervals = stats.confidence_intervals(
         statistics,
         {"composite": partial(scoring.composite, profile=profile)},
         n_bootstrap=int(recorded.get("n_bootstrap") or stats.DEFAULT_RESAMPLES),
-        seed=int(recorded.get("seed") if recorded.get("seed") is not None else stats.DEFAULT_SEED),
+        seed=int(seed) if isinstance(seed, int) else stats.DEFAULT_SEED,
     )
     composite = found_intervals["composite"]
     return composite["lower"], composite["upper"]

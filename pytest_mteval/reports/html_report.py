@@ -45,6 +45,7 @@ HEADLINE: Final = (
     ("p95_latency_seconds", "latency, p95 (s)", 3),
 )
 WITHHELD: Final = "(withheld)"
+_DEFAULT_OPTIONS: Final = EntryGateOptions()
 
 
 def text_withheld(card: Mapping[str, Any]) -> bool:
@@ -56,9 +57,9 @@ def text_withheld(card: Mapping[str, Any]) -> bool:
 def run_report(
     card: Mapping[str, Any],
     baseline: Comparable | None = None,
-    options: EntryGateOptions = EntryGateOptions(),
+    options: EntryGateOptions = _DEFAULT_OPTIONS,
 ) -> str:
-    scores: Mapping[str, Any] = card["scores"]
+    card["scores"]
     dataset: Mapping[str, Any] = card["dataset"]
     method = (card.get("method") or {}).get("name") or card["model_slug"]
     title = f"{method} on {dataset['id']} v{dataset['version']}"
@@ -133,7 +134,9 @@ def _charts(card: Mapping[str, Any]) -> str:
         groups = scores.get(key) or {}
         if groups:
             charts.append(f'<figure id="chart-{key}">{plots.group_bars(groups, title)}</figure>')
-    sentence = [r["chrf_score"] for r in card.get("results") or [] if r.get("chrf_score") is not None]
+    sentence = [
+        r["chrf_score"] for r in card.get("results") or [] if r.get("chrf_score") is not None
+    ]
     if sentence:
         svg = plots.histogram(sentence, "sentence chrF++", "chrF++ of one entry")
         charts.append(f'<figure id="chart-histogram">{svg}</figure>')

@@ -97,7 +97,10 @@ def _tie_note(board: Board) -> str:
 
 
 def html(board_set: Leaderboard) -> str:
-    parts = ["<h1>Leaderboard</h1>", f'<p class="note"><strong>Note.</strong> {esc(PROXY_NOTE)}</p>']
+    parts = [
+        "<h1>Leaderboard</h1>",
+        f'<p class="note"><strong>Note.</strong> {esc(PROXY_NOTE)}</p>',
+    ]
     for line in board_set.refused:
         parts.append(f'<p class="refused">{esc(line)}</p>')
     for index, board in enumerate(board_set.boards):
@@ -154,9 +157,7 @@ def _html_table(board: Board) -> str:
             + text_cell(row.model)
             + text_cell(row.quality_tier)
             + f'<td data-sort="{esc(row.verification)}" title="{esc(row.verification_reason)}">'
-            f"{esc(row.verification)}</td>"
-            + text_cell(row.date)
-            + "</tr>"
+            f"{esc(row.verification)}</td>" + text_cell(row.date) + "</tr>"
         )
     return (
         f'<table class="sortable leaderboard"><thead><tr>{head}</tr></thead>'

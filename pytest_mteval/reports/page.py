@@ -72,7 +72,7 @@ def esc(value: Any) -> str:
 def page(title: str, body: str) -> str:
     """A whole HTML document around ``body`` (already escaped HTML)."""
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<link rel="icon" href="data:,">'
         f"<title>{esc(title)}</title><style>{_STYLE}</style></head>\n<body>\n{body}\n"

@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import matplotlib
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from pytest_mteval import scoring
 
-_STYLE: Final = {"svg.fonttype": "none", "svg.hashsalt": "pytest-mteval", "font.size": 9.0}
+#: rcParams for these figures (typed Any: matplotlib types the keys as one long Literal).
+_STYLE: Final[Any] = {"svg.fonttype": "none", "svg.hashsalt": "pytest-mteval", "font.size": 9.0}
 #: No creator, date or licence block in the SVG: nothing there for a page to show or fetch.
 _NO_METADATA: Final[dict[str, Any]] = {"Creator": None, "Date": None, "Format": None, "Type": None}
 #: Background colours of the quality tiers (SCORING.md), lowest first.
@@ -52,7 +54,7 @@ def to_svg(figure: Figure) -> str:
     return text[text.index("<svg") :]
 
 
-def _tier_bands(axes: matplotlib.axes.Axes) -> None:
+def _tier_bands(axes: Axes) -> None:
     """Shade the quality tiers (SCORING.md §5) behind the data, labelled at the right edge."""
     bounds = sorted((low, name) for low, name in scoring.TIERS)
     for i, (low, name) in enumerate(bounds):
