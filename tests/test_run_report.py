@@ -22,7 +22,8 @@ def test_scores_only_cards_keep_their_text_withheld(tmp_path, capsys):
     page = tmp_path / "page.html"
     assert main(["report", str(path), "--html", str(page)]) == 0
     html = page.read_text(encoding="utf-8")
-    assert "withheld" in html
+    assert "carries scores only" in html
+    assert "<th>source</th>" not in html  # no text columns at all
     assert not [t for t in texts if t and f">{t}<" in html]
     assert html.count("<tr data-entry=") == len(card["results"])  # scores still shown
 
