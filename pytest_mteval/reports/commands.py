@@ -11,13 +11,13 @@ from pytest_mteval import runcard
 from pytest_mteval.baseline import BaselineError, read_run
 from pytest_mteval.regressions import DEFAULT_ENTRY_MAX_DROP, EntryGateOptions
 from pytest_mteval.reports import leaderboard
+from pytest_mteval.reports.page import is_page_path
 
 
 def write_page(text: str, out: str, default_name: str) -> Path:
-    """Write ``text`` to ``out``, or into ``out/default_name`` when ``out`` is a folder
-    (existing, or named with a trailing slash)."""
-    path = Path(out)
-    target = path / default_name if path.is_dir() or out.endswith(("/", "\\")) else path
+    """Write ``text`` to ``out`` when it names a page (``*.html``), else into the folder
+    ``out`` as ``default_name``; an OSError is the caller's to report."""
+    target = Path(out) if is_page_path(out) else Path(out) / default_name
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
     return target
@@ -51,7 +51,11 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         print("mteval leaderboard: no verified card to rank", file=sys.stderr)
         return 1
     if args.html is not None:
-        written = write_page(leaderboard_page.html(board_set), args.html, "leaderboard.html")
+        try:
+            written = write_page(leaderboard_page.html(board_set), args.html, "leaderboard.html")
+        except OSError as exc:
+            print(f"mteval leaderboard: cannot write {args.html}: {exc}", file=sys.stderr)
+            return 2
         print(f"leaderboard written to {written}", file=sys.stderr)
     print(leaderboard_page.markdown(board_set), end="")
     return 1 if board_set.refused else 0
@@ -92,6 +96,10 @@ def run_report_command(args: argparse.Namespace) -> int:
         return 1
     options = EntryGateOptions(entry_max_drop=args.entry_max_drop)
     name = args.card.name.removesuffix(".json") + ".html"
-    written = write_page(run_report(card, baseline, options), args.html, name)
+    try:
+        written = write_page(run_report(card, baseline, options), args.html, name)
+    except OSError as exc:
+        print(f"mteval report: cannot write {args.html}: {exc}", file=sys.stderr)
+        return 2
     print(f"report written to {written}")
     return 0

@@ -65,6 +65,11 @@ controls.forEach(function(c){c.addEventListener('change',apply)});apply();
 """
 
 
+def is_page_path(path: str) -> bool:
+    """A page is named ``*.html`` or ``*.htm``; any other path is a folder to write into."""
+    return path.lower().endswith((".html", ".htm"))
+
+
 def esc(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 

@@ -9,6 +9,7 @@ from typing import Any
 from pytest_mteval.comparable import Comparable
 from pytest_mteval.regressions import EntryGateOptions
 from pytest_mteval.reports.html_report import run_report
+from pytest_mteval.reports.page import is_page_path
 
 
 def write_run_report(
@@ -17,9 +18,10 @@ def write_run_report(
     baseline: Comparable | None,
     options: EntryGateOptions,
 ) -> str:
-    """Write the report to ``path`` (a folder: ``<folder>/<run id>.html``); return where, or
-    why not. A report that cannot be written must not cost the run its card or its verdict."""
-    target = path / f"{card['run_id']}.html" if path.is_dir() else path
+    """Write the report to ``path``, or into it as ``<run id>.html`` when it is a folder (any
+    path not ending in .html or .htm); return where, or why not. A report that cannot be
+    written must not cost the run its card or its verdict."""
+    target = path if is_page_path(str(path)) else path / f"{card['run_id']}.html"
     try:
         page = run_report(card, baseline, options)
         target.parent.mkdir(parents=True, exist_ok=True)
