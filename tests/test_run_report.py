@@ -57,3 +57,36 @@ def test_mteval_html_into_a_folder_names_the_page_after_the_run(pytester, tmp_pa
     html = page.read_text(encoding="utf-8")
     assert html.count("<tr data-entry=") == 47
     assert "regressed only" not in html  # no baseline, no regression columns
+
+
+HOSTILE = '<script>alert(1)</script><img src=x onerror="alert(2)">'
+
+
+def test_hostile_text_in_a_card_is_shown_not_run(tmp_path, capsys):
+    """A sealed card is only as honest as its author: every string is escaped on the page."""
+    path = copy_cards(tmp_path, "haiku")["haiku"]
+    card = load(path)
+    card["model_slug"] = card["method"]["name"] = HOSTILE
+    card["results"][0]["predicted"] = card["results"][0]["source"] = HOSTILE
+    card["results"][0]["domain"] = HOSTILE
+    card["scores"]["by_domain"] = {HOSTILE: card["scores"]["by_domain"]["conv"]}
+    card["flags"] = [{"code": HOSTILE, "message": HOSTILE, "entry_ids": [HOSTILE]}]
+    runcard.seal(card)
+    path.write_text(json.dumps(card), encoding="utf-8")
+    assert main(["report", str(path), "--html", str(tmp_path / "r.html")]) == 0
+    assert main(["leaderboard", str(path), "--html", str(tmp_path / "l.html")]) == 0
+    for page in ("r.html", "l.html"):
+        html = (tmp_path / page).read_text(encoding="utf-8")
+        assert "<script>alert" not in html
+        assert "<img src=x" not in html
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert capsys.readouterr().out.count("`S`") == 1  # the markdown row survived the pipe-less text
+
+
+def test_a_broken_bundle_is_one_line(tmp_path, capsys):
+    bundle = tmp_path / "b.tar.gz"
+    bundle.write_bytes(b"\x1f\x8b not really gzip")
+    assert main(["bundle", "check", str(bundle)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    assert out.startswith(f"PROBLEM {bundle}: not a readable tar.gz")
