@@ -3,8 +3,10 @@ trust and re-run a result, and the check a maintainer runs on one.
 
 Layout: ``card.json`` (the sealed run card), ``method/`` (the method folder as is: code,
 method.json, README, bundled dependencies such as coaching data, dictionaries, FST binaries,
-prompts), ``cost-report.json`` (the card's totals and per-entry costs), and ``BUNDLE.json``
-(every file with its size and sha256, the method's dependencies and their licences).
+prompts), ``vendor/`` (files given with ``--include``: mirrored dependencies such as an FST
+binary pinned by sha256), ``cost-report.json`` (the card's totals and per-entry costs), and
+``BUNDLE.json`` (every file with its size and sha256, the dependencies and their licences).
+What the method must carry is in ``submission_rules``.
 
 A bundle comes from a stranger: ``check`` reads members without trusting their names (no
 absolute paths, no ``..``, no links or devices, sizes bounded) before anything is extracted,
@@ -18,47 +20,22 @@ import io
 import json
 import tarfile
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
 from pytest_mteval import runcard
+from pytest_mteval.cards.submission_rules import file_sha256s, method_problems
 from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
 
 FORMAT: Final = "pytest-mteval-bundle/1"
 MAX_FILE_BYTES: Final = 64 * 1024 * 1024
 MAX_TOTAL_BYTES: Final = 256 * 1024 * 1024
-README_NAMES: Final = ("README.md", "README.rst", "README.txt", "README")
-LICENSE_NAMES: Final = ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING")
 _SKIPPED: Final = frozenset({"__pycache__", ".mteval", ".pytest_cache"})
 
 
 class BundleError(Exception):
     """A bundle that cannot be made; the message is one line naming the file."""
-
-
-def method_problems(folder: Path, manifest: MethodManifest) -> list[str]:
-    """What a method folder lacks for a submission: README, licence, bundled dependencies."""
-    problems: list[str] = []
-    readme = next((folder / n for n in README_NAMES if (folder / n).is_file()), None)
-    if readme is None or not readme.read_text(encoding="utf-8", errors="replace").strip():
-        problems.append(f"{folder}: no README describing the approach and its limits (§9.1.5)")
-    has_licence = any((folder / n).is_file() for n in LICENSE_NAMES)
-    if not has_licence and not str((manifest.model_extra or {}).get("license") or "").strip():
-        problems.append(
-            f"{folder}: the method's own licence is not named (LICENSE file or 'license')"
-        )
-    for dep in manifest.dependencies:
-        if not dep.license.strip():
-            problems.append(f"{folder / 'method.json'}: dependency {dep.id!r}: no licence named")
-        if dep.access == "bundled":
-            target = (folder / dep.source).resolve()
-            if not target.is_relative_to(folder.resolve()) or not target.exists():
-                problems.append(
-                    f"{folder / 'method.json'}: dependency {dep.id!r}: bundled source "
-                    f"{dep.source!r} is not in the method folder"
-                )
-    return problems
 
 
 def cost_report(card: Mapping[str, Any]) -> dict[str, Any]:
@@ -75,8 +52,11 @@ def cost_report(card: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def make_bundle(method_folder: Path, card_path: Path, out: Path) -> Path:
-    """Pack a verified card with the method that made it; refuse with every problem found."""
+def make_bundle(
+    method_folder: Path, card_path: Path, out: Path, include: Sequence[Path] = ()
+) -> Path:
+    """Pack a verified card with the method that made it, and ``include`` (vendored files,
+    e.g. a mirrored FST binary) under ``vendor/``; refuse with every problem found."""
     folder = method_folder.resolve()
     try:
         manifest = load_manifest(folder / "method.json")
@@ -84,15 +64,19 @@ def make_bundle(method_folder: Path, card_path: Path, out: Path) -> Path:
         runcard.verify(card, card_path)
     except (ManifestError, runcard.RunCardError) as exc:
         raise BundleError(str(exc)) from None
-    problems = method_problems(folder, manifest)
-    problems += _card_matches_method(card, manifest, card_path)
+    problems: list[str] = []
     files = _method_files(folder, problems)
+    vendored = _vendored(include, problems)
+    problems += method_problems(folder, manifest, file_sha256s([*files, *vendored.values()]))
+    problems += _card_matches_method(card, manifest, card_path)
     if problems:
         raise BundleError("; ".join(problems))
     members: dict[str, bytes] = {"card.json": card_path.read_bytes()}
     members["cost-report.json"] = _json(cost_report(card))
     for path in files:
         members["method/" + path.relative_to(folder).as_posix()] = path.read_bytes()
+    for name, path in vendored.items():
+        members[name] = path.read_bytes()
     index = {
         "format": FORMAT,
         "method_id": manifest.method_id,
@@ -180,7 +164,8 @@ def _content_problems(bundle: Path, root: Path) -> list[str]:
         manifest = load_manifest(root / "method" / "method.json")
     except ManifestError as exc:
         return [*problems, str(exc)]
-    problems += method_problems(root / "method", manifest)
+    shipped = file_sha256s(p for p in root.rglob("*") if p.is_file())
+    problems += method_problems(root / "method", manifest, shipped)
     problems += _card_matches_method(card, manifest, card_path)
     if index.get("run_card_hash") != card["run_card_hash"]:
         problems.append(f"{index_path}: run_card_hash does not name card.json")
@@ -219,6 +204,21 @@ def _method_files(folder: Path, problems: list[str]) -> list[Path]:
     if total > MAX_TOTAL_BYTES:
         problems.append(f"{folder}: {total} bytes in all, over the {MAX_TOTAL_BYTES} limit")
     return files
+
+
+def _vendored(include: Sequence[Path], problems: list[str]) -> dict[str, Path]:
+    out: dict[str, Path] = {}
+    for path in include:
+        name = f"vendor/{path.name}"
+        if not path.is_file() or path.is_symlink():
+            problems.append(f"{path}: --include needs a regular file")
+        elif name in out:
+            problems.append(f"{path}: another included file is also named {path.name}")
+        elif path.stat().st_size > MAX_FILE_BYTES:
+            problems.append(f"{path}: over the {MAX_FILE_BYTES} bytes limit")
+        else:
+            out[name] = path
+    return out
 
 
 def _json(value: Any) -> bytes:

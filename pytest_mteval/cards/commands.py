@@ -23,6 +23,14 @@ def add_bundle_command(commands: Any) -> None:
     )
     parser.add_argument("args", nargs="+", metavar="METHOD CARD | check BUNDLE")
     parser.add_argument("-o", "--output", type=Path, default=None, help="bundle to write")
+    parser.add_argument(
+        "--include",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a vendored file to ship under vendor/ (e.g. a mirrored FST binary; repeatable)",
+    )
     parser.set_defaults(run=run_bundle)
 
 
@@ -39,7 +47,7 @@ def run_bundle(args: argparse.Namespace) -> int:
         print("mteval bundle: expected METHOD CARD -o OUT, or check BUNDLE", file=sys.stderr)
         return 2
     try:
-        out = make_bundle(Path(given[0]), Path(given[1]), args.output)
+        out = make_bundle(Path(given[0]), Path(given[1]), args.output, args.include)
     except BundleError as exc:
         print(f"mteval bundle: {exc}", file=sys.stderr)
         return 1
