@@ -16,6 +16,11 @@ from sacrebleu.metrics.chrf import CHRF
 
 from pytest_mteval.cli import main
 
+# Imported here, in the outer process, so that pytester's in-process runs find matplotlib
+# already loaded: pytester drops the modules a run imported, and a second run's fresh copy of
+# matplotlib fails on the first copy's leftovers ('Figure' object has no attribute 'items').
+pytest_mteval_html_report = pytest.importorskip("pytest_mteval.reports.html_report")
+
 pytestmark = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
 
 SNA_RUNS = ("gpt55", "haiku", "deepseek")

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import json
+import re
 
+import pytest
+from conftest import CORPORA, METHODS
 from leaderboard_cards import RUNS, copy_cards, load
 
 from pytest_mteval import runcard
 from pytest_mteval.cli import main
+
+# Imported here, in the outer process, so that pytester's in-process runs find matplotlib
+# already loaded: pytester drops the modules a run imported, and a second run's fresh copy of
+# matplotlib fails on the first copy's leftovers ('Figure' object has no attribute 'items').
+pytest_mteval_html_report = pytest.importorskip("pytest_mteval.reports.html_report")
 
 
 def test_scores_only_cards_keep_their_text_withheld(tmp_path, capsys):
@@ -90,3 +98,44 @@ def test_a_broken_bundle_is_one_line(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.count("\n") == 1
     assert out.startswith(f"PROBLEM {bundle}: not a readable tar.gz")
+
+
+def entry_attributes(html):
+    """(entry id, attributes) of every entry row of a report page."""
+    rows = re.findall(r"<tr (data-entry=[^>]*)>", html)
+    return [dict(re.findall(r'data-([\w-]+)="([^"]*)"', attrs)) for attrs in rows]
+
+
+def test_fst_rejections_and_errors_are_marked_for_the_filters(pytester, tmp_path):
+    """A real FST run (the dictionary method over the Plains Cree corpus and its analyzer)
+    and a replay with missing predictions: the rows the filters keep are the card's."""
+    card = tmp_path / "crk.json"
+    pytester.runpytest(
+        f"--mteval-corpus={CORPORA / 'eng-crk-morphodict-vocab.json'}",
+        f"--mteval-method={METHODS / 'dictionary'}",
+        f"--mteval-run-card={card}",
+        f"--mteval-html={tmp_path / 'crk.html'}",
+    )
+    rows = load(card)["results"]
+    rejected = {r["entry_id"] for r in rows if r["fst_valid"] is False}
+    assert rejected  # the strict analyzer rejects English words passed through
+    marked = entry_attributes((tmp_path / "crk.html").read_text(encoding="utf-8"))
+    assert {a["entry"] for a in marked if a["fst-rejected"] == "1"} == rejected
+
+    predictions, _model, corpus = RUNS["haiku"]
+    entries = json.loads(predictions.read_text(encoding="utf-8"))["entries"]
+    partial = tmp_path / "partial.jsonl"
+    partial.write_text(
+        "\n".join(json.dumps({"id": e["id"], "predicted": e["predicted"]}) for e in entries[5:]),
+        encoding="utf-8",
+    )
+    card = tmp_path / "partial.json"
+    pytester.runpytest(
+        f"--mteval-corpus={corpus}",
+        f"--mteval-method={METHODS / 'replay'}",
+        f"--mteval-method-arg=predictions={partial}",
+        f"--mteval-run-card={card}",
+        f"--mteval-html={tmp_path / 'partial.html'}",
+    )
+    marked = entry_attributes((tmp_path / "partial.html").read_text(encoding="utf-8"))
+    assert {a["entry"] for a in marked if a["error"] == "1"} == {str(e["id"]) for e in entries[:5]}
