@@ -139,3 +139,32 @@ def test_fst_rejections_and_errors_are_marked_for_the_filters(pytester, tmp_path
     )
     marked = entry_attributes((tmp_path / "partial.html").read_text(encoding="utf-8"))
     assert {a["entry"] for a in marked if a["error"] == "1"} == {str(e["id"]) for e in entries[:5]}
+
+
+def test_flags_are_listed_and_marked_on_their_entries(pytester, tmp_path):
+    """A degenerate run (one output for every entry) raises guards' flags; the report lists
+    each and marks exactly the entries the card names."""
+    predictions, _model, corpus = RUNS["haiku"]
+    entries = json.loads(predictions.read_text(encoding="utf-8"))["entries"]
+    same = tmp_path / "same.jsonl"
+    same.write_text(
+        "\n".join(json.dumps({"id": e["id"], "predicted": "Ndinokuda."}) for e in entries),
+        encoding="utf-8",
+    )
+    card_path, page = tmp_path / "same.json", tmp_path / "same.html"
+    pytester.runpytest(
+        f"--mteval-corpus={corpus}",
+        f"--mteval-method={METHODS / 'replay'}",
+        f"--mteval-method-arg=predictions={same}",
+        f"--mteval-run-card={card_path}",
+        f"--mteval-html={page}",
+    )
+    card = load(card_path)
+    assert card["flags"]
+    html = page.read_text(encoding="utf-8")
+    marked = entry_attributes(html)
+    for flag in card["flags"]:
+        assert f'<li data-flag="{flag["code"]}">' in html
+        assert f'<option value="{flag["code"]}">' in html
+        flagged = {a["entry"] for a in marked if flag["code"] in a["flags"].split()}
+        assert flagged == {str(i) for i in flag["entry_ids"]}
