@@ -1,1 +1,2 @@
-"""Run cards: the model, building, sealing and verifying, the gate, comparison."""
+"""Run cards: the model, building, sealing and verifying, the gate, comparison, verification
+tiers, submission bundles and publishing."""

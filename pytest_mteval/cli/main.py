@@ -10,7 +10,9 @@ from pathlib import Path
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cli.compare import add_compare_command
+from pytest_mteval.cli.pages import add_leaderboard_command, add_report_command
 from pytest_mteval.cli.shipped import add_shipped_commands
+from pytest_mteval.cli.submissions import add_bundle_command, add_publish_command
 from pytest_mteval.cli.sweep import add_sweep_commands
 from pytest_mteval.corpus_tools.cli import add_corpus_command
 from pytest_mteval.history.cli import add_history_commands
@@ -47,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_sweep_commands(commands)
     add_history_commands(commands)
     add_shipped_commands(commands)
+    add_leaderboard_command(commands)
+    add_report_command(commands)
+    add_bundle_command(commands)
+    add_publish_command(commands)
     return parser
 
 

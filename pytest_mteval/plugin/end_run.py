@@ -21,6 +21,7 @@ class FinishedRun:
     card: dict[str, Any]
     card_path: str
     verdict: GateVerdict
+    report_path: str | None = None
 
 
 def finish_run(
@@ -47,7 +48,14 @@ def finish_run(
         path = str(write_new(card, state.settings.run_card or default_path))
     except (OSError, RunCardError) as exc:
         path = f"NOT WRITTEN: {exc}"
-    return FinishedRun(card, path, verdict)
+    report = None
+    if state.settings.html is not None:
+        from pytest_mteval.reports.run_html import write_run_report  # matplotlib: only if asked
+
+        report = write_run_report(
+            card, state.settings.html, state.baseline, state.settings.entry_gate
+        )
+    return FinishedRun(card, path, verdict, report)
 
 
 def _filters(state: RunState) -> list[str]:

@@ -303,6 +303,8 @@ class ActiveRun:
             terminalreporter.section("mteval compare" if compared else "mteval history")
             for line in self.history_lines:
                 terminalreporter.write_line(line)
+        if finished.report_path is not None:
+            terminalreporter.write_line(f"html report {finished.report_path}")
         settings = self.state.settings
         gated = (
             settings.baseline or settings.gate.fail_under is not None or settings.gate.metric_gates

@@ -42,6 +42,7 @@ _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("sweep", "sweep file (TOML): run every combination of its axes as its own run", None),
     ("compare", "compare with a saved run (latest, a run id or a card) without gating", None),
     ("keep-runs", "keep only this many newest cards in .mteval/runs (default: all)", None),
+    ("html", "write the run's HTML report (charts, sortable entries) to this path", None),
 )
 #: Options that may be given several times (and are space-separated lists as ini keys).
 _LIST_OPTIONS: tuple[tuple[str, str], ...] = (
@@ -124,6 +125,7 @@ class Settings:
     skip_metrics: tuple[str, ...] = ()
     compare: str | None = None
     keep_runs: int | None = None
+    html: Path | None = None
 
 
 def read_settings(config: pytest.Config) -> Settings:
@@ -203,6 +205,7 @@ def read_settings(config: pytest.Config) -> Settings:
         skip_metrics=tuple(values("skip-metric")),
         compare=value("compare"),
         keep_runs=None if raw_keep is None else _number(int, "keep-runs", raw_keep, 1, None),
+        html=path("html"),
     )
 
 

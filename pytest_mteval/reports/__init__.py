@@ -1,1 +1,2 @@
-"""What people read: the terminal summary and other renderings of a run."""
+"""What people read: the terminal summary, the HTML report of one run, the leaderboard, and
+their plots."""

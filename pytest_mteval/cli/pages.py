@@ -1,0 +1,105 @@
+"""``mteval leaderboard`` and ``mteval report``: the pages of this package, from the shell."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from pytest_mteval.cards import runcard
+from pytest_mteval.cards.baseline import BaselineError, read_run
+from pytest_mteval.cards.regressions import DEFAULT_ENTRY_MAX_DROP, EntryGateOptions
+from pytest_mteval.reports import leaderboard
+from pytest_mteval.reports.page import is_page_path
+
+
+def write_page(text: str, out: str, default_name: str) -> Path:
+    """Write ``text`` to ``out`` when it names a page (``*.html``), else into the folder
+    ``out`` as ``default_name``; an OSError is the caller's to report."""
+    target = Path(out) if is_page_path(out) else Path(out) / default_name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    return target
+
+
+def add_leaderboard_command(commands: Any) -> None:
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "leaderboard",
+        help="rank verified run cards per corpus version (markdown; --html for a page)",
+        description="Rank run cards (files or folders of *.json) by composite, one board per "
+        "corpus version. Cards that do not verify are refused with the reason (exit 1).",
+    )
+    parser.add_argument("cards", nargs="+", help="run card files or folders holding them")
+    parser.add_argument("--domain", default=None, help="rank on this domain code (§2.7)")
+    parser.add_argument("--html", default=None, metavar="OUT", help="HTML page path or folder/")
+    parser.set_defaults(run=run_leaderboard)
+
+
+def run_leaderboard(args: argparse.Namespace) -> int:
+    paths = leaderboard.card_paths(args.cards)
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        print(f"mteval leaderboard: {missing[0]}: no such file or folder", file=sys.stderr)
+        return 2
+    from pytest_mteval.reports import leaderboard_page  # matplotlib: imported when used
+
+    board_set = leaderboard.build(paths, args.domain)
+    for line in board_set.refused:
+        print(line, file=sys.stderr)
+    if not board_set.boards:
+        print("mteval leaderboard: no verified card to rank", file=sys.stderr)
+        return 1
+    if args.html is not None:
+        try:
+            written = write_page(leaderboard_page.html(board_set), args.html, "leaderboard.html")
+        except OSError as exc:
+            print(f"mteval leaderboard: cannot write {args.html}: {exc}", file=sys.stderr)
+            return 2
+        print(f"leaderboard written to {written}", file=sys.stderr)
+    print(leaderboard_page.markdown(board_set), end="")
+    return 1 if board_set.refused else 0
+
+
+def add_report_command(commands: Any) -> None:
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "report",
+        help="the HTML report of one run card",
+        description="Write a self-contained HTML report of a verified run card.",
+    )
+    parser.add_argument("card", type=Path, help="run card JSON")
+    parser.add_argument("--html", required=True, metavar="OUT", help="page path or folder/")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="run card (or reference-harness report) to show regressed entries against",
+    )
+    parser.add_argument(
+        "--entry-max-drop",
+        type=float,
+        default=DEFAULT_ENTRY_MAX_DROP,
+        help="an entry regressed when its chrF++ dropped by more than this (default 10)",
+    )
+    parser.set_defaults(run=run_report_command)
+
+
+def run_report_command(args: argparse.Namespace) -> int:
+    from pytest_mteval.reports.html_report import run_report  # matplotlib: imported when used
+
+    try:
+        card = runcard.load(args.card)
+        runcard.verify(card, args.card)
+        baseline = read_run(args.baseline) if args.baseline is not None else None
+    except (runcard.RunCardError, BaselineError) as exc:
+        print(f"mteval report: {exc}", file=sys.stderr)
+        return 1
+    options = EntryGateOptions(entry_max_drop=args.entry_max_drop)
+    name = args.card.name.removesuffix(".json") + ".html"
+    try:
+        written = write_page(run_report(card, baseline, options), args.html, name)
+    except OSError as exc:
+        print(f"mteval report: cannot write {args.html}: {exc}", file=sys.stderr)
+        return 2
+    print(f"report written to {written}")
+    return 0

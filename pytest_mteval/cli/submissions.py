@@ -1,0 +1,87 @@
+"""``mteval bundle`` (make or check a submission bundle) and ``mteval publish``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from pytest_mteval.cards import runcard
+from pytest_mteval.cards.bundle import BundleError, check_bundle, make_bundle
+from pytest_mteval.cards.publish import PublishError, publish, verified_card
+
+
+def add_bundle_command(commands: Any) -> None:
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "bundle",
+        help="pack a submission bundle (METHOD CARD -o OUT), or check one (check BUNDLE)",
+        description="`mteval bundle METHOD CARD -o bundle.tar.gz` packs the run card, the "
+        "method folder (code, manifest, README, bundled dependencies) and a cost report "
+        "(spec §9.1). `mteval bundle check BUNDLE` lists every problem of a bundle.",
+    )
+    parser.add_argument("args", nargs="+", metavar="METHOD CARD | check BUNDLE")
+    parser.add_argument("-o", "--output", type=Path, default=None, help="bundle to write")
+    parser.add_argument(
+        "--include",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a vendored file to ship under vendor/ (e.g. a mirrored FST binary; repeatable)",
+    )
+    parser.set_defaults(run=run_bundle)
+
+
+def run_bundle(args: argparse.Namespace) -> int:
+    given: list[str] = args.args
+    if given[0] == "check" and len(given) == 2:
+        problems = check_bundle(Path(given[1]))
+        for line in problems:
+            print(f"PROBLEM {line}")
+        if not problems:
+            print(f"OK {given[1]}: card verifies, manifest valid, dependencies, sizes, licences")
+        return 1 if problems else 0
+    if len(given) != 2 or args.output is None:
+        print("mteval bundle: expected METHOD CARD -o OUT, or check BUNDLE", file=sys.stderr)
+        return 2
+    try:
+        out = make_bundle(Path(given[0]), Path(given[1]), args.output, args.include)
+    except BundleError as exc:
+        print(f"mteval bundle: {exc}", file=sys.stderr)
+        return 1
+    print(f"bundle written to {out}")
+    return 0
+
+
+def add_publish_command(commands: Any) -> None:
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "publish",
+        help="post a verified run card with its method_config block to a leaderboard URL",
+    )
+    parser.add_argument("card", type=Path)
+    parser.add_argument("--url", required=True)
+    parser.add_argument(
+        "--token-env", default=None, metavar="NAME", help="environment variable holding a token"
+    )
+    parser.add_argument("--retries", type=int, default=3)
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
+    parser.set_defaults(run=run_publish)
+
+
+def run_publish(args: argparse.Namespace) -> int:
+    token = None
+    if args.token_env:
+        token = os.environ.get(args.token_env)
+        if not token:
+            print(f"mteval publish: environment variable {args.token_env} is not set")
+            return 2
+    try:
+        card = verified_card(args.card)
+        response = publish(card, args.url, token, max(0, args.retries), args.timeout)
+    except (runcard.RunCardError, PublishError) as exc:
+        print(f"mteval publish: {exc}")
+        return 1
+    print(f"published {args.card} to {args.url}: HTTP {response.status_code}")
+    return 0

@@ -1,0 +1,211 @@
+"""The leaderboard (benchmark spec §9.7): verified cards, one board per corpus version, ranked
+by composite, with the ranks a card could hold given the confidence intervals.
+
+Cards made on different corpora or versions (dataset id, version and sha256) are never ranked
+together. A card that does not verify (schema, fingerprint, hash) is refused with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_mteval.cards import runcard
+from pytest_mteval.cards.verification_tier import (
+    SIDECAR_SUFFIX,
+    read_human_validation,
+    verification_tiers,
+)
+from pytest_mteval.reports.domain_slice import domain_slice
+from pytest_mteval.scoring import composite as scoring
+
+PROXY_NOTE = (
+    "All scores shown are automated proxy measurements. They indicate the relative performance "
+    "of methods under controlled conditions and are no guarantee of quality. Community-validated "
+    "methods are marked in the Verification column (benchmark spec §9.7)."
+)
+
+
+@dataclass
+class Row:
+    """One card's line on a board (§9.7 fields)."""
+
+    path: str
+    run_id: str
+    method: str
+    method_class: str | None
+    dependency_class: str | None
+    model: str
+    condition: str
+    composite: float | None
+    lower: float | None
+    upper: float | None
+    chrf_plus_plus: float | None
+    fst_acceptance_rate: float | None
+    exact_match_rate: float | None
+    semantic_score: float | None
+    cost_per_entry_usd: float | None
+    avg_latency_seconds: float | None
+    cost_adjusted: float | None
+    quality_tier: str
+    verification: str
+    verification_reason: str
+    date: str
+    entries: int
+    rank_low: int = 0
+    rank_high: int = 0
+
+    def rank_text(self) -> str:
+        if self.rank_low == self.rank_high:
+            return str(self.rank_low)
+        return f"{self.rank_low}–{self.rank_high}"
+
+
+@dataclass
+class Board:
+    """The ranked cards of one corpus version."""
+
+    dataset_id: str
+    version: str
+    sha256: str
+    language_pair: str
+    domain: str | None
+    rows: list[Row] = field(default_factory=list)
+
+    def title(self) -> str:
+        where = f", domain {self.domain}" if self.domain else ""
+        return (
+            f"{self.dataset_id} v{self.version} ({self.language_pair}){where}, "
+            f"dataset sha256 {self.sha256[:12]}"
+        )
+
+
+@dataclass
+class Leaderboard:
+    boards: list[Board]
+    refused: list[str]
+    notes: list[str]
+
+
+def card_paths(arguments: Iterable[str]) -> list[Path]:
+    """Cards named on the command line: files as given, folders searched for ``*.json``
+    (human-validation records beside cards excluded)."""
+    out: list[Path] = []
+    for argument in arguments:
+        path = Path(argument)
+        if path.is_dir():
+            found = sorted(path.rglob("*.json"))
+            out.extend(p for p in found if not p.name.endswith(SIDECAR_SUFFIX))
+        else:
+            out.append(path)
+    return out
+
+
+def build(paths: Sequence[Path], domain: str | None = None) -> Leaderboard:
+    """Verify, group and rank the cards at ``paths``; ``domain`` ranks on one domain."""
+    cards: list[tuple[Path, dict[str, Any]]] = []
+    refused: list[str] = []
+    notes: list[str] = []
+    for path in paths:
+        try:
+            card = runcard.load(path)
+            runcard.verify(card, path)
+        except runcard.RunCardError as exc:
+            refused.append(f"REFUSED {exc}")
+            continue
+        cards.append((path, card))
+    validations = []
+    for path, card in cards:
+        record, problem = read_human_validation(card, path)
+        validations.append(record)
+        if problem:
+            notes.append(f"human validation ignored: {problem}")
+    tiers = verification_tiers([c for _, c in cards], validations)
+    boards: dict[tuple[str, str, str], Board] = {}
+    for (path, card), tier in zip(cards, tiers, strict=True):
+        dataset = card["dataset"]
+        key = (str(dataset["id"]), str(dataset["version"]), str(dataset["sha256"]))
+        row = _row(path, card, tier.name, tier.reason, domain)
+        if row is None:
+            notes.append(f"{path}: no entry of domain {domain!r}, left out")
+            continue
+        board = boards.setdefault(
+            key, Board(key[0], key[1], key[2], str(dataset["language_pair"]), domain)
+        )
+        board.rows.append(row)
+    for board in boards.values():
+        rank(board.rows)
+    ordered = sorted(boards.values(), key=lambda b: (b.dataset_id, b.version, b.sha256))
+    return Leaderboard(ordered, refused, notes)
+
+
+def rank(rows: list[Row]) -> None:
+    """Sort by composite (unscored last) and give each row the span of ranks its interval
+    allows: above it only the rows whose whole interval lies above its own, below it only
+    those whose interval lies wholly below. Overlapping intervals are ties."""
+    rows.sort(key=lambda r: (r.composite is None, -(r.composite or 0.0), r.method, r.run_id))
+    spans = [_span(r) for r in rows]
+    for row, (low, high) in zip(rows, spans, strict=True):
+        if low is None or high is None:
+            row.rank_low = row.rank_high = len(rows)  # unscored: shares the last place
+            continue
+        surely_better = sum(1 for lo, _ in spans if lo is not None and lo > high)
+        surely_worse = sum(1 for _, hi in spans if hi is not None and hi < low)
+        unscored = sum(1 for lo, _ in spans if lo is None)
+        row.rank_low = 1 + surely_better
+        row.rank_high = len(rows) - surely_worse - unscored
+
+
+def _span(row: Row) -> tuple[float | None, float | None]:
+    if row.composite is None:
+        return None, None
+    low = row.lower if row.lower is not None else row.composite
+    high = row.upper if row.upper is not None else row.composite
+    return low, high
+
+
+def _row(
+    path: Path, card: Mapping[str, Any], tier: str, reason: str, domain: str | None
+) -> Row | None:
+    scores: Mapping[str, Any] = card["scores"]
+    interval = (scores.get("confidence_intervals") or {}).get("composite") or {}
+    composite, lower, upper = scores.get("composite"), interval.get("lower"), interval.get("upper")
+    chrf, exact = scores.get("chrf_plus_plus"), scores.get("exact_match_rate")
+    totals: Mapping[str, Any] = card.get("totals") or {}
+    cost_adjusted = scores.get("cost_adjusted")
+    if domain is not None:
+        found = domain_slice(card, domain)
+        if found is None:
+            return None
+        composite, lower, upper = found.composite, found.lower, found.upper
+        chrf, exact = found.chrf_plus_plus, found.exact_match_rate
+        cost_adjusted = scoring.cost_adjusted(composite, totals.get("cost_per_entry_usd"))
+    method: Mapping[str, Any] = card.get("method") or {}
+    manifest: Mapping[str, Any] = method.get("manifest") or {}
+    public: Mapping[str, Any] = card.get("method_card") or {}
+    return Row(
+        path=str(path),
+        run_id=str(card["run_id"]),
+        method=str(public.get("name") or method.get("name") or card["model_slug"]),
+        method_class=public.get("class") or manifest.get("class"),
+        dependency_class=method.get("dependency_class") or public.get("dependency_class"),
+        model=str(card.get("model_id") or card["model_slug"]),
+        condition=str(card["condition"]),
+        composite=composite,
+        lower=lower,
+        upper=upper,
+        chrf_plus_plus=chrf,
+        fst_acceptance_rate=scores.get("fst_acceptance_rate"),
+        exact_match_rate=exact,
+        semantic_score=scores.get("semantic_score"),
+        cost_per_entry_usd=totals.get("cost_per_entry_usd"),
+        avg_latency_seconds=scores.get("avg_latency_seconds"),
+        cost_adjusted=cost_adjusted,
+        quality_tier=str(scores.get("quality_tier") or "unscored"),
+        verification=tier,
+        verification_reason=reason,
+        date=str(card["timestamp"])[:10],
+        entries=int(card["dataset"]["entry_count"]),
+    )
