@@ -16,12 +16,13 @@ from pathlib import Path
 from pytest_mteval import runcard
 from pytest_mteval.comparable import Comparable, from_card, from_harness_report, is_harness_report
 from pytest_mteval.corpus import Corpus
+from pytest_mteval.errors import MtevalError
 
 #: entry id -> (source, reference): what must agree for two runs to be on the same data.
 EntryTexts = Mapping[str, tuple[str, str]]
 
 
-class BaselineError(Exception):
+class BaselineError(MtevalError):
     """A baseline that cannot be used; the message is one line, shown as is."""
 
 

@@ -17,6 +17,7 @@ from pytest_mteval.cost import Call, entry_cost, sum_usage
 from pytest_mteval.llm import ChatClient, ChatMessage, ChatSettings, Completion, LLMConfigError
 from pytest_mteval.methods.protocol import MethodEntry, MethodResult, RunConfig
 from pytest_mteval.pricing import PriceError, PriceTable, load_prices
+from pytest_mteval.errors import MtevalError
 
 #: Names for the language codes of the shipped corpora, so prompts say "Plains Cree", not "crk".
 LANGUAGE_NAMES: dict[str, str] = {
@@ -37,7 +38,7 @@ LANGUAGE_NAMES: dict[str, str] = {
 }  # fmt: skip
 
 
-class MethodSetupError(ValueError):
+class MethodSetupError(MtevalError, ValueError):
     """A method that cannot run with this configuration; every entry gets the message."""
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pytest_mteval import runcard
 from pytest_mteval.compare_cli import add_compare_command
+from pytest_mteval.errors import MtevalError
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -17,7 +18,7 @@ def _verify(args: argparse.Namespace) -> int:
     try:
         card = runcard.load(path)
         runcard.verify(card, path)
-    except runcard.RunCardError as exc:
+    except MtevalError as exc:
         print(f"INVALID {exc}")
         return 1
     print(f"OK {path}: schema, fingerprint and run_card_hash verify ({card['run_card_hash'][:12]})")

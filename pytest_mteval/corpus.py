@@ -11,7 +11,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+from pytest_mteval.errors import read_bytes, parse_json
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
+from pytest_mteval.errors import MtevalError
 
 #: The 16 domain codes of spec §2.7.
 DOMAINS: frozenset[str] = frozenset(
@@ -38,7 +48,7 @@ Segment = Literal["gold_standard", "held_out", "development", "diagnostic"]
 EntryId = StrictInt | StrictStr
 
 
-class CorpusError(Exception):
+class CorpusError(MtevalError):
     """A corpus that cannot be evaluated; the message is meant to be shown as is."""
 
 
@@ -62,6 +72,13 @@ class Entry(BaseModel):
     variants: list[StrictStr] = Field(default_factory=list)
     terms: dict[StrictStr, StrictStr] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("source", "reference")
+    @classmethod
+    def _has_text(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("empty or only whitespace")
+        return value
 
     def model_post_init(self, __context: Any) -> None:
         if self.domain is not None and self.domain not in DOMAINS:
@@ -129,18 +146,8 @@ class Corpus:
 def load_corpus(path: str | Path) -> Corpus:
     """Read, map and validate a corpus file; raise CorpusError with one clear message."""
     path = Path(path)
-    try:
-        raw_bytes = path.read_bytes()
-    except OSError as exc:
-        raise CorpusError(f"{path}: cannot read corpus file: {exc.strerror or exc}") from None
-    try:
-        raw = json.loads(raw_bytes.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise CorpusError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise CorpusError(
-            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from None
+    raw_bytes = read_bytes(path, "corpus file", CorpusError)
+    raw = parse_json(raw_bytes, f"{path}: corpus file", CorpusError)
     if not isinstance(raw, dict) or not isinstance(raw.get("entries"), list):
         raise CorpusError(f"{path}: a corpus is a JSON object with an 'entries' list")
     mapped: tuple[str, ...] = ()
@@ -212,7 +219,9 @@ def _from_harness_shape(raw: dict[str, Any]) -> tuple[dict[str, Any], tuple[str,
     for entry in raw["entries"]:
         if isinstance(entry, dict) and isinstance(entry.get("provenance"), dict):
             prov = entry["provenance"]
-            inner = (entry.get("metadata") or {}).get("provenance") or {}
+            metadata = entry.get("metadata")
+            inner = metadata.get("provenance") if isinstance(metadata, dict) else None
+            inner = inner if isinstance(inner, dict) else {}
             licenses.add(str(inner.get("license") or prov.get("license") or "unknown"))
             entry = {**entry, "provenance": str(prov.get("source_name") or "corpus")}
             entry.setdefault("segment", raw.get("segment", "development"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,6 +12,9 @@ from pytest_mteval.cache import cache_totals
 from pytest_mteval.gate import GateVerdict, evaluate_gate
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.runcard import RunCardError, replace, seal, write_new
+from pytest_mteval.evaluate import build_record
+from pytest_mteval.methods.protocol import MethodResult
+from pytest_mteval.run.ledger import incompleteness
 from pytest_mteval.state import RunState
 
 
@@ -20,6 +23,7 @@ class FinishedRun:
     card: dict[str, Any]
     card_path: str
     verdict: GateVerdict
+    written: bool = True
 
 
 def finish_run(
@@ -30,12 +34,25 @@ def finish_run(
     method_card: MethodCard | None,
     extend: Callable[[dict[str, Any]], None],
     default_path: Path,
+    missing: Mapping[str, str] | None = None,
 ) -> FinishedRun:
-    """Build, gate, let plugins extend (``extend``), seal and write the run's card."""
+    """Build, gate, let plugins extend (``extend``), seal and write the run's card.
+
+    ``missing`` holds the collected entries that reported no record, with the reason: each
+    gets an errored row, the card says it is incomplete, and the gate refuses to pass it.
+    """
+    for key, reason in (missing or {}).items():
+        state.records[key] = lost_record(state, key, reason)
     # corpus order, whatever order workers reported in: resampling depends on it
     records = sorted(state.records.values(), key=lambda record: int(record["index"]))
     card = build_card(state, records, run_id, timestamp, elapsed_s, method_card)
+    incomplete = incompleteness(missing or {})
+    card["complete"] = incomplete is None
+    card["incomplete_reason"] = incomplete
     verdict = evaluate_gate(state.baseline, card, state.settings.gate, records)
+    if incomplete is not None:
+        verdict.passed = False
+        verdict.notes.append(f"the gate does not pass an incomplete run: {incomplete}")
     card["gate"] = {**verdict.to_json(), "baseline_note": state.baseline_note}
     fingerprint = state.translator.fingerprint or None  # None: no cache in use
     card["cache"] = {"method_fingerprint": fingerprint, **cache_totals(records)}
@@ -44,8 +61,17 @@ def finish_run(
     try:
         path = str(write_new(card, state.settings.run_card or default_path))
     except (OSError, RunCardError) as exc:
-        path = f"NOT WRITTEN: {exc}"
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        return FinishedRun(card, f"NOT WRITTEN: {reason}", verdict, written=False)
     return FinishedRun(card, path, verdict)
+
+
+def lost_record(state: RunState, key: str, reason: str) -> dict[str, Any]:
+    """The row of an entry whose item never reported: an error saying why."""
+    index = state.index_of[key]
+    batch = state.batch_of_name[state.names[index]]
+    result: MethodResult = {"predicted": None, "error": reason, "latency_s": None}
+    return build_record(state.corpus.entries[index], index, batch, result)
 
 
 def update_baseline(state: RunState, card: dict[str, Any], passed: bool) -> str:
@@ -55,8 +81,13 @@ def update_baseline(state: RunState, card: dict[str, Any], passed: bool) -> str:
         return "not updated: --mteval-update-baseline needs --mteval-baseline"
     if not passed:
         return "not updated: the run did not pass"
+    if card.get("complete") is False:
+        return f"not updated: the run is incomplete ({card.get('incomplete_reason')})"
     filtered = settings.segments or settings.domains or settings.difficulties
     if filtered or len(state.records) != len(state.corpus.entries):
         return "not updated: the run did not cover the whole corpus"
-    replace(card, settings.baseline)
+    try:
+        replace(card, settings.baseline)
+    except OSError as exc:
+        return f"NOT WRITTEN to {settings.baseline}: {exc.strerror or exc}"
     return f"written to {settings.baseline}"

@@ -23,11 +23,12 @@ from pytest_mteval.comparable import (
     from_card,
 )
 from pytest_mteval.pairing import COMPOSITE, Measure, Pairing, measure, pair
+from pytest_mteval.errors import MtevalError
 
 DEFAULT_SIGNIFICANCE: Final = 0.05
 
 
-class GateOptionError(ValueError):
+class GateOptionError(MtevalError, ValueError):
     """An unusable gate option; the message names it."""
 
 

@@ -18,12 +18,14 @@ from pytest_mteval import hookspecs
 from pytest_mteval.collect import CorpusFile, EntryItem
 from pytest_mteval.corpus import Entry
 from pytest_mteval.dry_run import estimate, estimate_lines
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.finish import FinishedRun, finish_run, update_baseline
 from pytest_mteval.gate import gate_lines
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import TranslationMethod
 from pytest_mteval.options import add_options
 from pytest_mteval.report import summary_lines
+from pytest_mteval.run.ledger import Ledger, stop_reason
 from pytest_mteval.start import StartError, start_run
 from pytest_mteval.state import RunState
 
@@ -54,6 +56,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args.append(str(state.corpus.path))
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(), "mteval-xdist")
+        if not hasattr(config, "workerinput"):
+            run = config.pluginmanager.get_plugin("mteval-run")
+            config.pluginmanager.register(XdistAccounting(run.ledger), "mteval-xdist-ledger")
 
 
 def _covered_by_args(config: pytest.Config, corpus: Path) -> bool:
@@ -112,6 +117,8 @@ class ActiveRun:
         self.finished: FinishedRun | None = None
         self.estimate: dict[str, Any] | None = None
         self.baseline_written: str | None = None
+        self.ledger = Ledger({name: e.key for name, e in zip(state.names, state.corpus.entries)})
+        self.finish_failure: str | None = None
 
     def pytest_unconfigure(self) -> None:
         self.state.translator.drain()
@@ -159,6 +166,7 @@ class ActiveRun:
             items[:] = keep
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.ledger.collect_ids(item.nodeid for item in session.items)
         if self.state.settings.dry_run:
             self.estimate = estimate(self.state)
         elif not hasattr(self.config, "workerinput"):
@@ -198,14 +206,31 @@ class ActiveRun:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         found = getattr(report, "mteval_record", None)
+        if found is None and report.failed:
+            self.ledger.no_record(report.nodeid, _failure_reason(report))
         if found is None or report.when != "call":
             return
         record = json.loads(found) if isinstance(found, str) else found
         self.state.records[record["entry_id"]] = record
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if hasattr(self.config, "workerinput") or not self.state.records:
+        if hasattr(self.config, "workerinput"):
             return
+        self.ledger.stop_reason = stop_reason(
+            session.exitstatus == pytest.ExitCode.INTERRUPTED,
+            session.shouldstop,
+            session.shouldfail,
+        )
+        missing = self.ledger.missing(self.state.records)
+        if not self.state.records and not missing:
+            return
+        try:
+            self._finish(session, missing)
+        except MtevalError as exc:
+            self.finish_failure = str(exc)
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _finish(self, session: pytest.Session, missing: dict[str, str]) -> None:
         self.finished = finish_run(
             self.state,
             self.run_id,
@@ -214,12 +239,19 @@ class ActiveRun:
             self.method_card,
             lambda card: self.config.hook.pytest_mteval_run_card(card=card, config=self.config),
             self._default_card_path(),
+            missing,
         )
-        if not self.finished.verdict.passed:
+        if not self.finished.written:
+            self.finish_failure = f"run card {self.finished.card_path}"
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        elif not self.finished.verdict.passed:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         elif self.state.settings.update_baseline:
             passed = session.exitstatus == pytest.ExitCode.OK
             self.baseline_written = update_baseline(self.state, self.finished.card, passed)
+            if self.baseline_written.startswith("NOT WRITTEN"):
+                self.finish_failure = f"baseline {self.baseline_written}"
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _default_card_path(self) -> Path:
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -230,6 +262,8 @@ class ActiveRun:
             terminalreporter.section("mteval dry run")
             for line in estimate_lines(self.estimate):
                 terminalreporter.write_line(line)
+        if self.finish_failure is not None:
+            terminalreporter.write_line(f"mteval: {self.finish_failure}", red=True)
         finished = self.finished
         if finished is None:
             return
@@ -263,3 +297,33 @@ class XdistHooks:
         if config.getoption("dist") == "each":
             return None
         return BatchScheduling(config, log, config.stash[STATE].batch_of_name)
+
+
+class XdistAccounting:
+    """What the controller learns of workers: what each collected, and which crashed."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.ledger.collect_ids(ids)
+
+    def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
+        self.ledger.worker_crashed(_worker_id(report), crashitem)
+
+    def pytest_testnodedown(self, node: Any, error: object | None) -> None:
+        if error is not None:
+            self.ledger.worker_crashed(_worker_id(node), None)
+
+
+def _worker_id(thing: Any) -> str:
+    node = getattr(thing, "node", thing)
+    gateway = getattr(node, "gateway", None)
+    return str(getattr(gateway, "id", None) or getattr(node, "workerid", "?"))
+
+
+def _failure_reason(report: pytest.TestReport) -> str:
+    """One line for an entry whose item failed before it produced a record."""
+    text = str(report.longrepr or "").strip().splitlines()
+    last = next((line for line in reversed(text) if line.strip()), "no detail")
+    return f"internal error: {last.strip()[:300]}"

@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pytest_mteval.errors import MtevalError, read_json
 
 
-class RunCardError(Exception):
+class RunCardError(MtevalError):
     """A run card that cannot be read or does not verify; the message is one line."""
 
 
@@ -216,12 +217,7 @@ def _synced_temp_file(data: bytes, folder: Path) -> str:
 
 def load(path: Path) -> dict[str, Any]:
     """Read a card as JSON, with a one-line reason on failure."""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise RunCardError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise RunCardError(f"{path}: invalid JSON: {exc}") from None
+    raw = read_json(path, "run card", RunCardError)
     if not isinstance(raw, dict):
         raise RunCardError(f"{path}: a run card is a JSON object")
     return raw

@@ -15,11 +15,12 @@ from pathlib import Path
 
 from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
+from pytest_mteval.errors import MtevalError
 
 MethodFactory = Callable[[RunConfig], TranslationMethod]
 
 
-class MethodLoadError(Exception):
+class MethodLoadError(MtevalError):
     """A method that cannot be found or built; the message says which and why."""
 
 

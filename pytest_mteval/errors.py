@@ -1,0 +1,183 @@
+"""The project's one base exception, and the one way to read a JSON file a user hands us.
+
+Every error a user can cause (an option, a corpus, a method, a card, a price file) is an
+``MtevalError`` whose message is one line naming the file, the entry and the field, so callers
+(the plugin, the ``mteval`` command) catch one type and print it, never a traceback.
+
+Files from users are hostile until read: JSON has no limits of its own, and Python's decoder
+raises ``RecursionError`` on deep nesting and ``ValueError`` on integers of more than 4,300
+digits, neither of which is a ``JSONDecodeError``. :func:`read_json` bounds size, nesting and
+number length first and turns every failure into one line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any, Final
+
+
+class MtevalError(Exception):
+    """A problem in something a user gave pytest-mteval; ``str()`` is the whole message."""
+
+
+#: The largest JSON file read whole (a 10,000-entry corpus is a few MB).
+MAX_JSON_BYTES: Final = 256 * 1024 * 1024
+#: The deepest nesting of objects and arrays accepted (real files use < 10).
+MAX_JSON_DEPTH: Final = 64
+#: The longest run of digits accepted in a number (a float has 17 significant digits).
+MAX_NUMBER_DIGITS: Final = 40
+
+_LONG_NUMBER = re.compile(rb"[0-9]{%d,}" % (MAX_NUMBER_DIGITS + 1))
+
+
+class JsonFileError(MtevalError):
+    """A JSON file that cannot be read within the limits; raised with a caller's type."""
+
+
+def read_json(path: Path, what: str, error: type[MtevalError] = JsonFileError) -> Any:
+    """The parsed content of ``path``, or ``error`` with one line saying why not."""
+    return parse_json(read_bytes(path, what, error), f"{path}: {what}", error)
+
+
+def read_bytes(path: Path, what: str, error: type[MtevalError] = JsonFileError) -> bytes:
+    """The bytes of a regular file of bounded size, or ``error`` with one line."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise error(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise error(f"{path}: {what} must be a regular file")
+    if info.st_size > MAX_JSON_BYTES:
+        raise error(f"{path}: {what} is larger than {MAX_JSON_BYTES // 2**20} MiB")
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_JSON_BYTES + 1)
+    except OSError as exc:
+        raise error(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    if len(data) > MAX_JSON_BYTES:
+        raise error(f"{path}: {what} is larger than {MAX_JSON_BYTES // 2**20} MiB")
+    return data
+
+
+def parse_json(data: bytes, label: str, error: type[MtevalError] = JsonFileError) -> Any:
+    """``data`` parsed as bounded JSON: UTF-8, nesting, number length, finite numbers and
+    strings without lone surrogates are checked; ``label`` starts the message."""
+    if len(data) > MAX_JSON_BYTES:
+        raise error(f"{label} is larger than {MAX_JSON_BYTES // 2**20} MiB")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{label} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    depth = _max_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise error(f"{label} nests deeper than {MAX_JSON_DEPTH} levels")
+    if _LONG_NUMBER.search(data):
+        raise error(f"{label} has a number longer than {MAX_NUMBER_DIGITS} digits")
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise error(
+            f"{label} is invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    except ValueError as exc:  # NaN/Infinity, via _no_constant
+        raise error(f"{label} is invalid JSON: {exc}") from None
+    where = first_unencodable(value)
+    if where is not None:
+        raise error(f"{label}: {where or 'a string'} is not valid Unicode (a lone surrogate)")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _max_depth(text: str) -> int:
+    """Deepest bracket nesting outside strings, without recursion (cheap: one C-speed pass
+    when there are no brackets inside strings, which is the common case)."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return 0
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_JSON_DEPTH:
+                    return deepest
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def first_unencodable(value: Any, path: str = "") -> str | None:
+    """The path ('' for the top) of the first string (or key) that UTF-8 cannot encode, or
+    of a non-finite float; None when there is none. Iterative: no recursion limit."""
+    stack: list[tuple[str, Any]] = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            if not _encodes(item):
+                return where
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return where
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                name = f"{where}.{key}" if where else str(key)
+                if isinstance(key, str) and not _encodes(key):
+                    return where or "a key"
+                stack.append((name, inner))
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{i}]", inner) for i, inner in enumerate(item))
+    return None
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_output_path(path: Path, option: str) -> str | None:
+    """Why ``path`` cannot take a new file written by us (a card, a baseline), or None.
+
+    It must be a regular file or not exist yet, in an existing-or-creatable folder we can
+    write to: a device (``/dev/null``), a folder or a fifo is refused before the run pays for
+    anything.
+    """
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        return f"{option}={path}: {exc.strerror or exc}"
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+        return f"{option}={path}: {kind}; give the path of a JSON file"
+    folder = path.parent
+    while not folder.exists():
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{option}={path}: {folder} is not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"{option}={path}: the folder {folder} is not writable"
+    return None
