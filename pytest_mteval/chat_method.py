@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_mteval.cost import Call, entry_cost, sum_usage
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.llm import ChatClient, ChatMessage, ChatSettings, Completion, LLMConfigError
 from pytest_mteval.methods.protocol import MethodEntry, MethodResult, RunConfig
 from pytest_mteval.pricing import PriceError, PriceTable, load_prices
-from pytest_mteval.errors import MtevalError
 
 #: Names for the language codes of the shipped corpora, so prompts say "Plains Cree", not "crk".
 LANGUAGE_NAMES: dict[str, str] = {

@@ -5,13 +5,11 @@ file, the entry and the field."""
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pytest_mteval.errors import read_bytes, parse_json
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -21,7 +19,8 @@ from pydantic import (
     ValidationError,
     field_validator,
 )
-from pytest_mteval.errors import MtevalError
+
+from pytest_mteval.errors import MtevalError, parse_json, read_bytes
 
 #: The 16 domain codes of spec §2.7.
 DOMAINS: frozenset[str] = frozenset(

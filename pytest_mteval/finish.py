@@ -9,12 +9,12 @@ from typing import Any
 
 from pytest_mteval.build_card import build_card
 from pytest_mteval.cache import cache_totals
+from pytest_mteval.evaluate import build_record
 from pytest_mteval.gate import GateVerdict, evaluate_gate
 from pytest_mteval.methods.manifest import MethodCard
-from pytest_mteval.runcard import RunCardError, replace, seal, write_new
-from pytest_mteval.evaluate import build_record
 from pytest_mteval.methods.protocol import MethodResult
 from pytest_mteval.run.ledger import incompleteness
+from pytest_mteval.runcard import RunCardError, replace, seal, write_new
 from pytest_mteval.state import RunState
 
 

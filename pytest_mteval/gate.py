@@ -22,8 +22,8 @@ from pytest_mteval.comparable import (
     Comparable,
     from_card,
 )
-from pytest_mteval.pairing import COMPOSITE, Measure, Pairing, measure, pair
 from pytest_mteval.errors import MtevalError
+from pytest_mteval.pairing import COMPOSITE, Measure, Pairing, measure, pair
 
 DEFAULT_SIGNIFICANCE: Final = 0.05
 

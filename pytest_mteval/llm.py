@@ -25,6 +25,7 @@ from typing import Any
 
 import httpx
 
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.llm_response import (
     Attempt,
     Completion,
@@ -33,7 +34,6 @@ from pytest_mteval.llm_response import (
     read_response,
 )
 from pytest_mteval.methods.protocol import RunConfig
-from pytest_mteval.errors import MtevalError
 
 __all__ = [
     "DEFAULT_API_KEY_ENV",

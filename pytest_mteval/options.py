@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 
 import pytest
 
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.gate import GateOptionError, GateOptions, parse_metric_gate
 from pytest_mteval.regressions import EntryGateOptions
-from pytest_mteval.errors import MtevalError
 
 #: (option suffix, help, default) for options that take one value.
 _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (

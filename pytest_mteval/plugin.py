@@ -117,7 +117,9 @@ class ActiveRun:
         self.finished: FinishedRun | None = None
         self.estimate: dict[str, Any] | None = None
         self.baseline_written: str | None = None
-        self.ledger = Ledger({name: e.key for name, e in zip(state.names, state.corpus.entries)})
+        self.ledger = Ledger(
+            {name: e.key for name, e in zip(state.names, state.corpus.entries, strict=True)}
+        )
         self.finish_failure: str | None = None
 
     def pytest_unconfigure(self) -> None:

@@ -16,6 +16,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
 from pytest_mteval.errors import MtevalError, read_json
 
 _DATE_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")

@@ -10,8 +10,6 @@ error on that entry, never a crash of the session.
 from __future__ import annotations
 
 import asyncio
-import json
-import math
 import threading
 import time
 from collections import Counter

@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
-from pytest_mteval.errors import MtevalError
 
 MethodFactory = Callable[[RunConfig], TranslationMethod]
 

@@ -12,8 +12,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from pytest_mteval.languages import canonical
 from pytest_mteval.errors import MtevalError, read_json
+from pytest_mteval.languages import canonical
 
 MethodClass = Literal["raw-llm", "coached-llm", "pipeline", "custom-plugin", "api", "human"]
 DependencyClass = Literal["S", "O", "A1", "A2", "X"]

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.corpus import Entry
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
 from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.text import words
-from pytest_mteval.errors import MtevalError
 
 __all__ = [
     "Analyzer",
