@@ -146,7 +146,7 @@ def load_corpus(path: str | Path) -> Corpus:
     """Read, map and validate a corpus file; raise CorpusError with one clear message."""
     path = Path(path)
     raw_bytes = read_bytes(path, "corpus file", CorpusError)
-    raw = parse_json(raw_bytes, f"{path}: corpus file", CorpusError)
+    raw = parse_json(raw_bytes, str(path), CorpusError)
     if not isinstance(raw, dict) or not isinstance(raw.get("entries"), list):
         raise CorpusError(f"{path}: a corpus is a JSON object with an 'entries' list")
     mapped: tuple[str, ...] = ()

@@ -41,7 +41,7 @@ class JsonFileError(MtevalError):
 
 def read_json(path: Path, what: str, error: type[MtevalError] = JsonFileError) -> Any:
     """The parsed content of ``path``, or ``error`` with one line saying why not."""
-    return parse_json(read_bytes(path, what, error), f"{path}: {what}", error)
+    return parse_json(read_bytes(path, what, error), str(path), error)
 
 
 def read_bytes(path: Path, what: str, error: type[MtevalError] = JsonFileError) -> bytes:
@@ -68,24 +68,24 @@ def parse_json(data: bytes, label: str, error: type[MtevalError] = JsonFileError
     """``data`` parsed as bounded JSON: UTF-8, nesting, number length, finite numbers and
     strings without lone surrogates are checked; ``label`` starts the message."""
     if len(data) > MAX_JSON_BYTES:
-        raise error(f"{label} is larger than {MAX_JSON_BYTES // 2**20} MiB")
+        raise error(f"{label}: larger than {MAX_JSON_BYTES // 2**20} MiB")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise error(f"{label} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise error(f"{label}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     depth = _max_depth(text)
     if depth > MAX_JSON_DEPTH:
-        raise error(f"{label} nests deeper than {MAX_JSON_DEPTH} levels")
+        raise error(f"{label}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
     if _LONG_NUMBER.search(data):
-        raise error(f"{label} has a number longer than {MAX_NUMBER_DIGITS} digits")
+        raise error(f"{label}: a number longer than {MAX_NUMBER_DIGITS} digits")
     try:
         value = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise error(
-            f"{label} is invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+            f"{label}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
     except ValueError as exc:  # NaN/Infinity, via _no_constant
-        raise error(f"{label} is invalid JSON: {exc}") from None
+        raise error(f"{label}: invalid JSON: {exc}") from None
     where = first_unencodable(value)
     if where is not None:
         raise error(f"{label}: {where or 'a string'} is not valid Unicode (a lone surrogate)")

@@ -56,6 +56,7 @@ def small_corpus(tmp_path: Path) -> Path:
 @pytest.fixture
 def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """pytester, with pytest-asyncio left out of the inner runs: they have no ini file, so it
-    would warn there about its unset loop scope, and pytest-mteval owns its own event loop."""
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:asyncio")
+    would warn there about its unset loop scope, and pytest-mteval owns its own event loop;
+    hypothesis's plugin is left out too: importing it costs seconds per inner session."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:asyncio -p no:hypothesispytest")
     return pytester

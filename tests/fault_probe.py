@@ -123,7 +123,7 @@ class Probe:
         out: list[Any] = [
             {"id": e["id"], "predicted": e["source"].upper(), "latency_s": 0.01} for e in entries
         ]
-        hit = [i for i, e in enumerate(entries) if str(e["id"]) == target]
+        hit = [i for i, e in enumerate(entries) if target in ("*", str(e["id"]))]
         if not hit:
             return out
         at = hit[0]

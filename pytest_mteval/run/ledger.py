@@ -79,7 +79,8 @@ class Ledger:
         if self.stop_reason is not None:
             return f"not run: {self.stop_reason}"
         if self.crashed_workers:
-            return f"lost: worker {', '.join(self.crashed_workers)} crashed"
+            crashes = len(self.crashed_workers)
+            return f"not run: xdist stopped after {crashes} worker crash{'es' if crashes > 1 else ''}"
         return "not run: its item never reported a result"
 
 
