@@ -164,7 +164,7 @@ def check_output_path(path: Path, option: str) -> str | None:
     """
     try:
         info = path.stat()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         info = None
     except OSError as exc:
         return f"{option}={path}: {exc.strerror or exc}"

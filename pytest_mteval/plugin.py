@@ -230,7 +230,7 @@ class ActiveRun:
             self._finish(session, missing)
         except MtevalError as exc:
             self.finish_failure = str(exc)
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            _fail(session)
 
     def _finish(self, session: pytest.Session, missing: dict[str, str]) -> None:
         self.finished = finish_run(
@@ -245,15 +245,15 @@ class ActiveRun:
         )
         if not self.finished.written:
             self.finish_failure = f"run card {self.finished.card_path}"
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            _fail(session)
         elif not self.finished.verdict.passed:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            _fail(session)
         elif self.state.settings.update_baseline:
             passed = session.exitstatus == pytest.ExitCode.OK
             self.baseline_written = update_baseline(self.state, self.finished.card, passed)
             if self.baseline_written.startswith("NOT WRITTEN"):
                 self.finish_failure = f"baseline {self.baseline_written}"
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+                _fail(session)
 
     def _default_card_path(self) -> Path:
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -316,6 +316,12 @@ class XdistAccounting:
     def pytest_testnodedown(self, node: Any, error: object | None) -> None:
         if error is not None:
             self.ledger.worker_crashed(_worker_id(node), None)
+
+
+def _fail(session: pytest.Session) -> None:
+    """Fail the session, keeping a more telling status (interrupted) when there is one."""
+    if session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def _worker_id(thing: Any) -> str:

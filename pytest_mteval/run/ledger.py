@@ -80,7 +80,8 @@ class Ledger:
             return f"not run: {self.stop_reason}"
         if self.crashed_workers:
             crashes = len(self.crashed_workers)
-            return f"not run: xdist stopped after {crashes} worker crash{'es' if crashes > 1 else ''}"
+            plural = "es" if crashes > 1 else ""
+            return f"not run: xdist stopped after {crashes} worker crash{plural}"
         return "not run: its item never reported a result"
 
 
