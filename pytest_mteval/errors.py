@@ -22,7 +22,17 @@ from typing import Any, Final
 
 
 class MtevalError(Exception):
-    """A problem in something a user gave pytest-mteval; ``str()`` is the whole message."""
+    """A problem in something a user gave pytest-mteval; ``str()`` is the whole message,
+    one line: control characters quoted from a file (a key with a newline) are escaped."""
+
+    def __str__(self) -> str:
+        return _one_line(super().__str__())
+
+
+def _one_line(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
 #: The largest JSON file read whole (a 10,000-entry corpus is a few MB).
@@ -138,7 +148,8 @@ def first_unencodable(value: Any, path: str = "") -> str | None:
                 return where
         elif isinstance(item, dict):
             for key, inner in item.items():
-                name = f"{where}.{key}" if where else str(key)
+                shown = key if isinstance(key, str) and key.isidentifier() else repr(key)[:40]
+                name = f"{where}.{shown}" if where else shown
                 if isinstance(key, str) and not _encodes(key):
                     return where or "a key"
                 stack.append((name, inner))
