@@ -41,9 +41,14 @@ def read_run(path: Path) -> Comparable:
     except runcard.RunCardError as exc:
         raise BaselineError(str(exc)) from None
     if is_harness_report(raw):
+        for index, entry in enumerate(raw["entries"]):
+            if not isinstance(entry, dict) or "id" not in entry:
+                raise BaselineError(
+                    f"{path}: entries[{index}]: a reference-harness entry is an object with an 'id'"
+                )
         try:
             return from_harness_report(raw, str(path))
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise BaselineError(f"{path}: malformed reference-harness report: {exc!r}") from None
     if "results" not in raw or "run_card_hash" not in raw:
         raise BaselineError(

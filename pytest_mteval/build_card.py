@@ -48,6 +48,7 @@ def build_card(
     warnings = [w for r in records for w in r.get("batch_warnings") or ()]
     prompt = _guarded(warnings, "system_prompt", "", lambda: _system_prompt(state))
     no_fields: dict[str, Any] = {}
+    no_tools: list[str] = []
     method_fields = _guarded(warnings, "run_card_fields", no_fields, lambda: _method_fields(state))
     scores: dict[str, Any] = dict.fromkeys(Scores.model_fields)  # null where not measured
     scores.update(quality_scores(records), **speed_scores(records, elapsed_s))
@@ -83,7 +84,7 @@ def build_card(
         "system_prompt_used": prompt,
         "coaching_data_sha256": _first_metadata(records, "coaching_data_sha256"),
         "fst_version": scores.get("fst_version"),
-        "tools_enabled": _guarded(warnings, "tools_enabled", [], lambda: _tools(state)),
+        "tools_enabled": _guarded(warnings, "tools_enabled", no_tools, lambda: _tools(state)),
         "batch_size": settings.batch_size,
         "max_retries": method_fields.get("max_retries", config.max_retries),
         "dataset": {

@@ -61,8 +61,8 @@ def finish_run(
     try:
         path = str(write_new(card, state.settings.run_card or default_path))
     except (OSError, RunCardError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        return FinishedRun(card, f"NOT WRITTEN: {reason}", verdict, written=False)
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return FinishedRun(card, f"NOT WRITTEN: {why}", verdict, written=False)
     return FinishedRun(card, path, verdict)
 
 

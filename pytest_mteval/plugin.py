@@ -51,13 +51,13 @@ def pytest_configure(config: pytest.Config) -> None:
     if state is None:
         return
     config.stash[STATE] = state
-    config.pluginmanager.register(ActiveRun(config, state, card), "mteval-run")
+    run = ActiveRun(config, state, card)
+    config.pluginmanager.register(run, "mteval-run")
     if not _covered_by_args(config, state.corpus.path):
         config.args.append(str(state.corpus.path))
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(), "mteval-xdist")
         if not hasattr(config, "workerinput"):
-            run = config.pluginmanager.get_plugin("mteval-run")
             config.pluginmanager.register(XdistAccounting(run.ledger), "mteval-xdist-ledger")
 
 

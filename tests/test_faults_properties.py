@@ -21,12 +21,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_mteval import cli, runcard
+from pytest_mteval.baseline import read_run
 from pytest_mteval.corpus import DOMAINS, load_corpus
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.metrics.resources import corpus_resources
 
 CORPUS_EXAMPLES = 3000
 CARD_EXAMPLES = 2500
+BASELINE_EXAMPLES = 1000
 
 
 def fast(examples: int) -> settings:
@@ -251,3 +253,42 @@ def test_mteval_verify_answers_every_input_with_one_line() -> None:
 
         verify()
     assert ran >= CARD_EXAMPLES
+
+
+harness_report_entry = st.fixed_dictionaries(
+    {"id": either(st.integers(0, 9) | text)},
+    optional={
+        name: either(text)
+        for name in ("source", "expected", "predicted", "error", "latency_s", "cost_usd")
+    },
+)
+harness_reports = st.fixed_dictionaries(
+    {
+        "entries": st.lists(either(harness_report_entry), max_size=3),
+        "overall": st.fixed_dictionaries(
+            {}, optional={"corpus_chrf": json_values, "confidence_intervals": json_values}
+        ),
+    },
+    optional={"config": json_values},
+)
+
+
+def test_a_baseline_file_raises_only_the_projects_error() -> None:
+    ran = 0
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "baseline.json"
+
+        @fast(BASELINE_EXAMPLES)
+        @given(st.one_of(harness_reports.map(lambda d: json.dumps(d).encode()), mutated_cards()))
+        def read(data: bytes) -> None:
+            nonlocal ran
+            ran += 1
+            path.write_bytes(data)
+            try:
+                read_run(path)
+            except MtevalError as exc:
+                message = str(exc)
+                assert "\n" not in message
+
+        read()
+    assert ran >= BASELINE_EXAMPLES
