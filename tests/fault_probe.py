@@ -114,8 +114,33 @@ def _set(result: dict[str, Any], path: str, value: Any) -> None:
         result[head] = value
 
 
+#: fault name -> (what the method says about itself, expected words of the start refusal)
+METHOD_FAULTS: dict[str, tuple[dict[str, Any], str]] = {
+    "prompt-int": ({"prompt": 5}, "system_prompt must be a string, got int"),
+    "prompt-surrogate": ({"prompt": "be \ud800"}, "system_prompt is not valid Unicode"),
+    "tools-mixed": ({"tools": [1, None]}, "tools_enabled.0 must be a string, got int"),
+    "tools-str": ({"tools": "fst"}, "tools_enabled must be a list, got str"),
+    "card-fields-list": ({"fields": [1]}, "run_card_fields must be an object, got list"),
+    "card-fields-set": ({"fields": {"seen": {1}}}, "run_card_fields is not plain JSON"),
+}
+
+
 class Probe:
     """Answers every entry with its source upper-cased, except where a fault is asked for."""
+
+    tools_enabled: Any = None
+
+    def prepare(self, config: Any) -> None:
+        fault = config.method_args.get("fault", "")
+        self._said = METHOD_FAULTS.get(fault, ({}, ""))[0]
+        if "tools" in self._said:
+            self.tools_enabled = self._said["tools"]
+
+    def system_prompt(self, config: Any) -> Any:
+        return self._said.get("prompt", "")
+
+    def run_card_fields(self, config: Any) -> Any:
+        return self._said.get("fields", {})
 
     async def translate(self, entries: list[dict[str, Any]], config: Any) -> Any:
         fault = config.method_args.get("fault", "")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from fault_probe import METHOD_FAULTS
 from faults import assert_accounted, checked_card, run
 
 pytest_plugins = ["pytester"]
@@ -191,3 +192,16 @@ def test_an_edited_cache_entry_is_ignored_retranslated_and_counted(
     second.unlink()
     _, third = run(pytester, "none")
     assert checked_card(third)["cache"]["cache_hits"] == 4
+
+
+@pytest.mark.parametrize("fault", sorted(METHOD_FAULTS))
+def test_a_wrong_method_level_field_stops_the_run_at_start(
+    pytester: pytest.Pytester, fault: str
+) -> None:
+    result, card = run(pytester, fault)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert len(errors) == 1
+    assert errors[0].startswith(f"ERROR: method 'probe': {METHOD_FAULTS[fault][1]}")
+    assert "Traceback" not in result.stderr.str() + result.stdout.str()
+    assert not card.exists()
