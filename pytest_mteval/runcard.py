@@ -234,7 +234,11 @@ def verify(card: dict[str, Any], path: Path) -> None:
         raise RunCardError(f"{path}: schema: field {where!r}: {err['msg']}") from None
     if card_hash(card) != card["run_card_hash"]:
         raise RunCardError(f"{path}: run_card_hash does not match the content (edited?)")
-    if fingerprint(card) != card["fingerprint"]:
+    try:
+        recomputed = fingerprint(card)
+    except (KeyError, TypeError) as exc:  # batch_size may be absent from a valid schema
+        raise RunCardError(f"{path}: fingerprint component missing: {exc}") from None
+    if recomputed != card["fingerprint"]:
         raise RunCardError(f"{path}: fingerprint does not match its eight components")
 
 
