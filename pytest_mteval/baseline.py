@@ -44,7 +44,8 @@ def read_run(path: Path) -> Comparable:
         for index, entry in enumerate(raw["entries"]):
             if not isinstance(entry, dict) or "id" not in entry:
                 raise BaselineError(
-                    f"{path}: entries[{index}]: a reference-harness entry is an object with an 'id'"
+                    f"{path}: malformed reference-harness report: entries[{index}] is not an "
+                    "object with an 'id'"
                 )
         try:
             return from_harness_report(raw, str(path))

@@ -218,6 +218,8 @@ class ActiveRun:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(self.config, "workerinput"):
             return
+        if self.state.settings.dry_run or self.config.option.collectonly:
+            return  # nothing was meant to run: no card, no rows for entries
         self.ledger.stop_reason = stop_reason(
             session.exitstatus == pytest.ExitCode.INTERRUPTED,
             session.shouldstop,

@@ -41,6 +41,15 @@ def flores_entries(count: int) -> list[dict[str, Any]]:
     return list(data["entries"][:count])
 
 
+def link_resources(folder: Path) -> str:
+    """Link the shipped language resources beside a test's corpus, where a corpus must name
+    them (inside its own folder); returns the name for ``dataset.language_resources``."""
+    link = folder / "resources"
+    if not link.exists():
+        link.symlink_to(CORPORA / "resources", target_is_directory=True)
+    return "resources/crk/crk.json"
+
+
 @pytest.fixture
 def small_corpus(tmp_path: Path) -> Path:
     """Six real FLORES entries with varied metadata, written to a file."""

@@ -205,3 +205,10 @@ def test_a_wrong_method_level_field_stops_the_run_at_start(
     assert errors[0].startswith(f"ERROR: method 'probe': {METHOD_FAULTS[fault][1]}")
     assert "Traceback" not in result.stderr.str() + result.stdout.str()
     assert not card.exists()
+
+
+def test_collect_only_writes_no_card_of_entries_not_run(pytester: pytest.Pytester) -> None:
+    """Nothing was meant to run: the ledger must not turn every entry into 'not run'."""
+    result, card = run(pytester, "none", "--collect-only")
+    assert result.ret == pytest.ExitCode.OK
+    assert not card.exists()

@@ -113,6 +113,8 @@ def validate_method_fields(
     name: str, system_prompt: Any, tools_enabled: Any, run_card_fields: Any
 ) -> MethodFieldsModel:
     """The method's self-description, or ``ValueError`` with one line naming the field."""
+    if isinstance(tools_enabled, tuple | set | frozenset):
+        tools_enabled = sorted(tools_enabled, key=str)  # any collection of names will do
     try:
         model = MethodFieldsModel.model_validate(
             {
