@@ -42,7 +42,8 @@ MAX_JSON_DEPTH: Final = 64
 #: The longest run of digits accepted in a number (a float has 17 significant digits).
 MAX_NUMBER_DIGITS: Final = 40
 
-_LONG_NUMBER = re.compile(rb"[0-9]{%d,}" % (MAX_NUMBER_DIGITS + 1))
+#: The escapes that can make a surrogate (UTF-8 bytes cannot hold one).
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 class JsonFileError(MtevalError):
@@ -83,22 +84,24 @@ def parse_json(data: bytes, label: str, error: type[MtevalError] = JsonFileError
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise error(f"{label}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    depth = _max_depth(text)
-    if depth > MAX_JSON_DEPTH:
-        raise error(f"{label}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
-    if _LONG_NUMBER.search(data):
-        raise error(f"{label}: a number longer than {MAX_NUMBER_DIGITS} digits")
     try:
-        value = json.loads(text, parse_constant=_no_constant)
+        value = json.loads(
+            text, parse_constant=_no_constant, parse_int=_bounded_int, parse_float=_finite_float
+        )
     except json.JSONDecodeError as exc:
         raise error(
             f"{label}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
-    except ValueError as exc:  # NaN/Infinity, via _no_constant
+    except RecursionError:
+        raise error(f"{label}: JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
+    except ValueError as exc:  # NaN, Infinity, a huge number: from the hooks below
         raise error(f"{label}: invalid JSON: {exc}") from None
-    where = first_unencodable(value)
-    if where is not None:
-        raise error(f"{label}: {where or 'a string'} is not valid Unicode (a lone surrogate)")
+    if _deeper_than(value, MAX_JSON_DEPTH):
+        raise error(f"{label}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
+    if _SURROGATE_ESCAPE.search(data):  # only then can a string hold a lone surrogate
+        where = first_unencodable(value)
+        if where is not None:
+            raise error(f"{label}: {where or 'a string'} is not valid Unicode (a lone surrogate)")
     return value
 
 
@@ -106,32 +109,36 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _max_depth(text: str) -> int:
-    """Deepest bracket nesting outside strings, without recursion (cheap: one C-speed pass
-    when there are no brackets inside strings, which is the common case)."""
-    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
-        return 0
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > MAX_JSON_DEPTH:
-                    return deepest
-        elif char in "]}":
-            depth -= 1
-    return deepest
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise ValueError(f"a number longer than {MAX_NUMBER_DIGITS} digits")
+    return int(digits)
+
+
+def _finite_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_DIGITS + 8:
+        raise ValueError(f"a number longer than {MAX_NUMBER_DIGITS} digits")
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"{text} is out of range for a number")
+    return number
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether objects and arrays nest deeper than ``limit``; iterative, stops early."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
 
 
 def first_unencodable(value: Any, path: str = "") -> str | None:
