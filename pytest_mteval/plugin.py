@@ -224,6 +224,7 @@ class ActiveRun:
             session.exitstatus == pytest.ExitCode.INTERRUPTED,
             session.shouldstop,
             session.shouldfail,
+            getattr(self.config.pluginmanager.get_plugin("dsession"), "shouldstop", None),
         )
         missing = self.ledger.missing(self.state.records)
         if not self.state.records and not missing:

@@ -212,3 +212,16 @@ def test_collect_only_writes_no_card_of_entries_not_run(pytester: pytest.Pyteste
     result, card = run(pytester, "none", "--collect-only")
     assert result.ret == pytest.ExitCode.OK
     assert not card.exists()
+
+
+def test_exitfirst_under_xdist_says_stopped_by_x(pytester: pytest.Pytester) -> None:
+    """xdist ends a -x session as interrupted; the rows still say why."""
+    result, path = run(pytester, "raise", "-x", "-n", "2", target="*", subprocess=True)
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    card = checked_card(path)
+    errors = rows(card)
+    assert len(errors) == 4
+    raised = {k for k, e in errors.items() if e == "method raised RuntimeError: injected fault"}
+    assert raised
+    assert all(errors[k] == "not run: stopped by -x" for k in set(errors) - raised)
+    assert card["complete"] is (len(raised) == 4)

@@ -85,17 +85,21 @@ class Ledger:
         return "not run: its item never reported a result"
 
 
-def stop_reason(interrupted: bool, shouldstop: object, shouldfail: object) -> str | None:
-    """Why a session ended before running every item, in words for a row."""
-    if interrupted:
-        return "interrupted"
-    for flag in (shouldstop, shouldfail):
+def stop_reason(interrupted: bool, *flags: object) -> str | None:
+    """Why a session ended before running every item, in words for a row. ``flags`` are
+    pytest's (and xdist's) shouldstop/shouldfail: under xdist, -x ends the session as
+    interrupted, so the flags' words decide first."""
+    for flag in flags:
         if isinstance(flag, str) and flag:
-            if "-x" in flag or "exitfirst" in flag or "failure" in flag:
+            if "interrupt" in flag:
+                return "interrupted"
+            if "failure" in flag:
                 return "stopped by -x"
             return f"stopped ({flag})"
-        if flag:
-            return "stopped by -x"
+    if interrupted:
+        return "interrupted"
+    if any(flags):
+        return "stopped by -x"
     return None
 
 
