@@ -335,6 +335,8 @@ def _worker_id(thing: Any) -> str:
 
 def _failure_reason(report: pytest.TestReport) -> str:
     """One line for an entry whose item failed before it produced a record."""
-    text = str(report.longrepr or "").strip().splitlines()
-    last = next((line for line in reversed(text) if line.strip()), "no detail")
+    crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
+    message = str(getattr(crash, "message", "") or "").strip()
+    text = message.splitlines() or str(report.longrepr or "").strip().splitlines()
+    last = next((line for line in text if line.strip()), "no detail")
     return f"internal error: {last.strip()[:300]}"

@@ -125,6 +125,15 @@ METHOD_FAULTS: dict[str, tuple[dict[str, Any], str]] = {
 }
 
 
+class _HostileId:
+    """An id whose text cannot be taken: the harness's own code fails on it."""
+
+    def __str__(self) -> str:
+        raise RuntimeError("hostile id")
+
+    __hash__ = object.__hash__
+
+
 class Probe:
     """Answers every entry with its source upper-cased, except where a fault is asked for."""
 
@@ -167,6 +176,8 @@ class Probe:
             out[at] = "not a result"
         elif fault == "non-list":
             return {"results": out}
+        elif fault == "hostile-id":
+            out[at]["id"] = _HostileId()
         elif fault == "result-key-int":
             out[at][7] = "seven"
         elif fault == "exit-once":

@@ -225,3 +225,20 @@ def test_exitfirst_under_xdist_says_stopped_by_x(pytester: pytest.Pytester) -> N
     assert raised
     assert all(errors[k] == "not run: stopped by -x" for k in set(errors) - raised)
     assert card["complete"] is (len(raised) == 4)
+
+
+def test_an_item_failing_inside_the_harness_still_has_its_row(pytester: pytest.Pytester) -> None:
+    """An error in the harness's own code (here: an id whose str() raises) fails the batch's
+    items without records; their rows say so and the card is incomplete, not shorter."""
+    result, path = run(pytester, "hostile-id", "-p", "no:randomly")
+    card = checked_card(path)
+    errors = rows(card)
+    assert len(errors) == 4
+    assert errors["3"] is None
+    assert errors["4"] is None
+    for key in ("1", "2"):
+        assert errors[key] is not None
+        assert errors[key].startswith("internal error: ")
+        assert "hostile id" in errors[key]
+    assert card["complete"] is False
+    assert "Traceback" not in result.stdout.str()
