@@ -5,13 +5,22 @@ file, the entry and the field."""
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
+
+from pytest_mteval.errors import MtevalError, parse_json, read_bytes
 
 #: The 16 domain codes of spec §2.7.
 DOMAINS: frozenset[str] = frozenset(
@@ -38,7 +47,7 @@ Segment = Literal["gold_standard", "held_out", "development", "diagnostic"]
 EntryId = StrictInt | StrictStr
 
 
-class CorpusError(Exception):
+class CorpusError(MtevalError):
     """A corpus that cannot be evaluated; the message is meant to be shown as is."""
 
 
@@ -62,6 +71,13 @@ class Entry(BaseModel):
     variants: list[StrictStr] = Field(default_factory=list)
     terms: dict[StrictStr, StrictStr] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("source", "reference")
+    @classmethod
+    def _has_text(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("empty or only whitespace")
+        return value
 
     def model_post_init(self, __context: Any) -> None:
         if self.domain is not None and self.domain not in DOMAINS:
@@ -143,18 +159,8 @@ def read_document(
 ) -> tuple[dict[str, Any], bytes, Literal["spec", "harness"], tuple[str, ...]]:
     """The corpus file as the spec's envelope (a harness-shaped file mapped onto it), not yet
     validated, with its bytes, its shape and the fields mapped; CorpusError when unreadable."""
-    try:
-        raw_bytes = path.read_bytes()
-    except OSError as exc:
-        raise CorpusError(f"{path}: cannot read corpus file: {exc.strerror or exc}") from None
-    try:
-        raw = json.loads(raw_bytes.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise CorpusError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise CorpusError(
-            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from None
+    raw_bytes = read_bytes(path, "corpus file", CorpusError)
+    raw = parse_json(raw_bytes, str(path), CorpusError)
     if not isinstance(raw, dict) or not isinstance(raw.get("entries"), list):
         raise CorpusError(f"{path}: a corpus is a JSON object with an 'entries' list")
     if "dataset" not in raw and "corpus_id" in raw:
@@ -226,7 +232,9 @@ def _from_harness_shape(raw: dict[str, Any]) -> tuple[dict[str, Any], tuple[str,
     for entry in raw["entries"]:
         if isinstance(entry, dict) and isinstance(entry.get("provenance"), dict):
             prov = entry["provenance"]
-            inner = (entry.get("metadata") or {}).get("provenance") or {}
+            metadata = entry.get("metadata")
+            inner = metadata.get("provenance") if isinstance(metadata, dict) else None
+            inner = inner if isinstance(inner, dict) else {}
             licenses.add(str(inner.get("license") or prov.get("license") or "unknown"))
             entry = {**entry, "provenance": str(prov.get("source_name") or "corpus")}
             entry.setdefault("segment", raw.get("segment", "development"))

@@ -41,6 +41,15 @@ def flores_entries(count: int) -> list[dict[str, Any]]:
     return list(data["entries"][:count])
 
 
+def link_resources(folder: Path) -> str:
+    """Link the shipped language resources beside a test's corpus, where a corpus must name
+    them (inside its own folder); returns the name for ``dataset.language_resources``."""
+    link = folder / "resources"
+    if not link.exists():
+        link.symlink_to(CORPORA / "resources", target_is_directory=True)
+    return "resources/crk/crk.json"
+
+
 @pytest.fixture
 def small_corpus(tmp_path: Path) -> Path:
     """Six real FLORES entries with varied metadata, written to a file."""
@@ -56,6 +65,7 @@ def small_corpus(tmp_path: Path) -> Path:
 @pytest.fixture
 def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """pytester, with pytest-asyncio left out of the inner runs: they have no ini file, so it
-    would warn there about its unset loop scope, and pytest-mteval owns its own event loop."""
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:asyncio")
+    would warn there about its unset loop scope, and pytest-mteval owns its own event loop;
+    hypothesis's plugin is left out too: importing it costs seconds per inner session."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:asyncio -p no:hypothesispytest")
     return pytester

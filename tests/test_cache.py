@@ -222,4 +222,9 @@ def test_cache_totals_count_hits_and_their_original_cost():
         {"cost_usd": 0.1, "latency_s": 9.0},
     ]
     totals = cache_totals(records)
-    assert totals == {"cache_hits": 2, "cached_cost_usd": 0.002, "cached_latency_s": 2.0}
+    assert totals == {
+        "cache_rejected": 0,
+        "cache_hits": 2,
+        "cached_cost_usd": 0.002,
+        "cached_latency_s": 2.0,
+    }

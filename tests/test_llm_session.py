@@ -7,7 +7,7 @@ import os
 
 import pytest
 from chat_server import ChatServer, Reply
-from conftest import CORPORA, METHODS
+from conftest import CORPORA, METHODS, link_resources
 
 pytest_plugins = ["pytester"]
 
@@ -22,7 +22,7 @@ def corpus(tmp_path):
     data = json.loads(CRK.read_text(encoding="utf-8"))
     data["entries"] = data["entries"][:8]
     path = tmp_path / "crk-head.json"
-    data["dataset"]["language_resources"] = str(CRK.parent / data["dataset"]["language_resources"])
+    data["dataset"]["language_resources"] = link_resources(tmp_path)
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     return path
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import hfst
 import pytest
+from conftest import link_resources
 
 from pytest_mteval.corpus import load_corpus
 from pytest_mteval.metrics import morphology
@@ -47,7 +48,7 @@ def corpus_file(tmp_path: Path, gold: str | None) -> Path:
             "created": "2026-11-30",
             "license": "Apache-2.0",
             "provenance": ["gold_standard"],
-            "language_resources": str(CRK / "crk.json"),
+            "language_resources": link_resources(tmp_path),
         },
         "entries": entries,
     }

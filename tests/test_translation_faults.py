@@ -41,7 +41,7 @@ def test_malformed_results_become_errors_on_their_entries(pytester, corpus):
     errors = errors_by_id(card)
     # batch 1 (ids 1-3) and batch 2 (ids 4-6) are mangled the same way
     for first, second, third in ((1, 2, 3), (4, 5, 6)):
-        assert "non-string 'predicted' (int)" in errors[str(first)]
+        assert f"entry {first}: predicted must be a string, got int" in errors[str(first)]
         assert f"no result for entry id '{second}'" in errors[str(second)]
         assert f"2 results for entry id '{third}'" in errors[str(third)]
     assert any("not-in-batch" in w for w in card["warnings"])

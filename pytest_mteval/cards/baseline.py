@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.corpus import Corpus
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.history.index import is_partial
 from pytest_mteval.scoring.comparable import (
     Comparable,
@@ -27,7 +28,7 @@ from pytest_mteval.scoring.comparable import (
 EntryTexts = Mapping[str, tuple[str, str]]
 
 
-class BaselineError(Exception):
+class BaselineError(MtevalError):
     """A baseline that cannot be used; the message is one line, shown as is."""
 
 
@@ -46,9 +47,15 @@ def read_run(path: Path) -> Comparable:
     except runcard.RunCardError as exc:
         raise BaselineError(str(exc)) from None
     if is_harness_report(raw):
+        for index, entry in enumerate(raw["entries"]):
+            if not isinstance(entry, dict) or "id" not in entry:
+                raise BaselineError(
+                    f"{path}: malformed reference-harness report: entries[{index}] is not an "
+                    "object with an 'id'"
+                )
         try:
             return from_harness_report(raw, str(path))
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise BaselineError(f"{path}: malformed reference-harness report: {exc!r}") from None
     if "results" not in raw or "run_card_hash" not in raw:
         raise BaselineError(

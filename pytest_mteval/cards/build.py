@@ -11,6 +11,8 @@ from pytest_mteval.llm.cost import run_totals
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.base import Record
+from pytest_mteval.run.method_args import public_config, secret_names
+from pytest_mteval.run.result_model import validate_method_fields
 from pytest_mteval.run.state import RunState
 from pytest_mteval.scoring import composite as scoring
 from pytest_mteval.scoring.aggregate import breakdown, quality_scores, speed_scores
@@ -45,6 +47,7 @@ def build_card(
     prompt = _guarded(warnings, "system_prompt", "", lambda: system_prompt(state))
     identity = identity_fields(state, prompt)
     no_fields: dict[str, Any] = {}
+    no_tools: list[str] = []
     method_fields = _guarded(warnings, "run_card_fields", no_fields, lambda: _method_fields(state))
     scores: dict[str, Any] = dict.fromkeys(Scores.model_fields)  # null where not measured
     scores.update(quality_scores(records), **speed_scores(records, elapsed_s))
@@ -80,7 +83,7 @@ def build_card(
         "system_prompt_used": prompt,
         "coaching_data_sha256": _first_metadata(records, "coaching_data_sha256"),
         "fst_version": scores.get("fst_version"),
-        "tools_enabled": identity["tools_enabled"],
+        "tools_enabled": _guarded(warnings, "tools_enabled", no_tools, lambda: _tools(state)),
         "batch_size": identity["batch_size"],
         "max_retries": method_fields.get("max_retries", config.max_retries),
         "dataset": {
@@ -103,7 +106,7 @@ def build_card(
             "name": state.source.name,
             "manifest": manifest.model_dump(by_alias=True) if manifest else None,
             "dependency_class": manifest.dependency_class if manifest else None,
-            "run_config": config.to_json(),
+            "run_config": public_config(config, secret_names(manifest)).to_json(),
             "fields": method_fields,
         },
         "method_card": method_card.model_dump(by_alias=True) if method_card else None,
@@ -137,10 +140,16 @@ def _row(record: Record) -> dict[str, Any]:
     return row
 
 
+def _tools(state: RunState) -> list[str]:
+    tools = getattr(state.method, "tools_enabled", None) or []
+    return sorted(validate_method_fields(state.source.name, "", tools, {}).tools_enabled)
+
+
 def _method_fields(state: RunState) -> dict[str, Any]:
     """What a method itself reports for the card (``run_card_fields(config)``), if anything."""
     fields = getattr(state.method, "run_card_fields", None)
-    return dict(fields(state.run_config)) if callable(fields) else {}
+    found = fields(state.run_config) if callable(fields) else {}
+    return dict(validate_method_fields(state.source.name, "", [], found).run_card_fields)
 
 
 def _reported_model(records: Sequence[Record]) -> str | None:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring.comparable import (
     GATEABLE,
@@ -27,7 +28,7 @@ from pytest_mteval.scoring.pairing import COMPOSITE, Measure, Pairing, measure, 
 DEFAULT_SIGNIFICANCE: Final = 0.05
 
 
-class GateOptionError(ValueError):
+class GateOptionError(MtevalError, ValueError):
     """An unusable gate option; the message names it."""
 
 

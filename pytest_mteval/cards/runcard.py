@@ -22,8 +22,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pytest_mteval.errors import MtevalError, read_json
 
-class RunCardError(Exception):
+
+class RunCardError(MtevalError):
     """A run card that cannot be read or does not verify; the message is one line."""
 
 
@@ -216,12 +218,7 @@ def _synced_temp_file(data: bytes, folder: Path) -> str:
 
 def load(path: Path) -> dict[str, Any]:
     """Read a card as JSON, with a one-line reason on failure."""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise RunCardError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise RunCardError(f"{path}: invalid JSON: {exc}") from None
+    raw = read_json(path, "run card", RunCardError)
     if not isinstance(raw, dict):
         raise RunCardError(f"{path}: a run card is a JSON object")
     return raw
@@ -237,7 +234,11 @@ def verify(card: dict[str, Any], path: Path) -> None:
         raise RunCardError(f"{path}: schema: field {where!r}: {err['msg']}") from None
     if card_hash(card) != card["run_card_hash"]:
         raise RunCardError(f"{path}: run_card_hash does not match the content (edited?)")
-    if fingerprint(card) != card["fingerprint"]:
+    try:
+        recomputed = fingerprint(card)
+    except (KeyError, TypeError) as exc:  # batch_size may be absent from a valid schema
+        raise RunCardError(f"{path}: fingerprint component missing: {exc}") from None
+    if recomputed != card["fingerprint"]:
         raise RunCardError(f"{path}: fingerprint does not match its eight components")
 
 

@@ -15,6 +15,7 @@ from pytest_mteval.cli.shipped import add_shipped_commands
 from pytest_mteval.cli.submissions import add_bundle_command, add_publish_command
 from pytest_mteval.cli.sweep import add_sweep_commands
 from pytest_mteval.corpus_tools.cli import add_corpus_command
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.history.cli import add_history_commands
 
 
@@ -23,7 +24,7 @@ def _verify(args: argparse.Namespace) -> int:
     try:
         card = runcard.load(path)
         runcard.verify(card, path)
-    except runcard.RunCardError as exc:
+    except MtevalError as exc:
         print(f"INVALID {exc}")
         return 1
     print(f"OK {path}: schema, fingerprint and run_card_hash verify ({card['run_card_hash'][:12]})")

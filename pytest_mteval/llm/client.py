@@ -11,6 +11,7 @@ or a result.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import math
 import os
 import random
@@ -24,6 +25,7 @@ from typing import Any
 
 import httpx
 
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.llm.response import (
     Attempt,
     Completion,
@@ -51,7 +53,7 @@ DEFAULT_API_KEY_ENV = "OPENROUTER_API_KEY"
 ChatMessage = dict[str, str]
 
 
-class LLMConfigError(ValueError):
+class LLMConfigError(MtevalError, ValueError):
     """A client that cannot be configured (no model, a bad method arg); shown as is."""
 
 
@@ -220,7 +222,7 @@ class ChatClient:
             attempt += 1
             last = await self._attempt(messages, timeout)
             if last.completion is not None:
-                return _with_timing(last.completion, started, attempt)
+                return self._redacted(_with_timing(last.completion, started, attempt))
             if not last.retryable or attempt >= self.settings.max_attempts:
                 break
             delay = self._delay(attempt, last.retry_after_s)
@@ -278,11 +280,25 @@ class ChatClient:
             return Attempt(error="connection closed", retryable=True)
         except httpx.TransportError as exc:
             return Attempt(error=f"connection failed ({type(exc).__name__})", retryable=True)
-        return read_response(response, time.monotonic() - started)
+        return read_response(response, time.monotonic() - started, self._redact)
 
     def _redact(self, text: str) -> str:
         key = self._key.reveal()
         return text.replace(key, "***") if key else text
+
+    def _redacted(self, completion: Completion) -> Completion:
+        """Every upstream text of a completion with the key hidden (an echoing endpoint)."""
+        if not self._key.reveal():
+            return completion
+        return dataclasses.replace(
+            completion,
+            text=None if completion.text is None else self._redact(completion.text),
+            error=None if completion.error is None else self._redact(completion.error),
+            model_id=None if completion.model_id is None else self._redact(completion.model_id),
+            finish_reason=(
+                None if completion.finish_reason is None else self._redact(completion.finish_reason)
+            ),
+        )
 
 
 def _with_timing(completion: Completion, started: float, attempts: int) -> Completion:

@@ -17,10 +17,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pytest_mteval.errors import MtevalError, read_json
+
 _DATE_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")
 
 
-class PriceError(ValueError):
+class PriceError(MtevalError, ValueError):
     """A price file that cannot be used; the message names the file and the row."""
 
 
@@ -95,12 +97,7 @@ def _shipped() -> PriceTable:
 
 
 def _read(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise PriceError(f"{path}: cannot read price file: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise PriceError(f"{path}: invalid JSON: {exc}") from None
+    return read_json(path, "price file", PriceError)
 
 
 def _parse(raw: Any, where: str) -> dict[str, Price]:

@@ -10,6 +10,7 @@ because it was billed.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -44,13 +45,21 @@ class Attempt:
     retry_after_s: float | None = None
 
 
-def read_response(response: httpx.Response, latency_s: float) -> Attempt:
+def _unchanged(text: str) -> str:
+    return text
+
+
+def read_response(
+    response: httpx.Response, latency_s: float, redact: Callable[[str], str] = _unchanged
+) -> Attempt:
+    """The attempt's outcome; ``redact`` hides secrets in upstream text BEFORE it is cut
+    short (cut first, a key echoed near the limit would survive in part)."""
     status = response.status_code
     if status == 429 or status >= 500:
         retry_after = parse_retry_after(response.headers.get("retry-after"))
         return Attempt(error=f"HTTP {status}", retryable=True, retry_after_s=retry_after)
     if status != 200:
-        return Attempt(error=f"HTTP {status}{_error_detail(response)}")
+        return Attempt(error=f"HTTP {status}{_error_detail(response, redact)}")
     try:
         body = response.json()
     except ValueError:
@@ -82,7 +91,7 @@ def read_response(response: httpx.Response, latency_s: float) -> Attempt:
     )
 
 
-def _error_detail(response: httpx.Response) -> str:
+def _error_detail(response: httpx.Response, redact: Callable[[str], str] = _unchanged) -> str:
     """The endpoint's own error message, short, for statuses that are not retried."""
     try:
         body = response.json()
@@ -90,7 +99,7 @@ def _error_detail(response: httpx.Response) -> str:
         return ""
     error = body.get("error") if isinstance(body, dict) else None
     message = error.get("message") if isinstance(error, dict) else error
-    return f": {str(message)[:200]}" if message else ""
+    return f": {redact(str(message))[:200]}" if message else ""
 
 
 def parse_usage(raw: Any) -> tuple[Usage, float | None]:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.llm.client import (
     ChatClient,
     ChatMessage,
@@ -43,7 +44,7 @@ LANGUAGE_NAMES: dict[str, str] = {
 }  # fmt: skip
 
 
-class MethodSetupError(ValueError):
+class MethodSetupError(MtevalError, ValueError):
     """A method that cannot run with this configuration; every entry gets the message."""
 
 

@@ -13,13 +13,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 
 MethodFactory = Callable[[RunConfig], TranslationMethod]
 
 
-class MethodLoadError(Exception):
+class MethodLoadError(MtevalError):
     """A method that cannot be found or built; the message says which and why."""
 
 

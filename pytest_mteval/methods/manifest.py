@@ -7,12 +7,12 @@ dependencies and a mismatch is an error, never a warning.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from pytest_mteval.errors import MtevalError, read_json
 from pytest_mteval.languages import canonical
 
 MethodClass = Literal["raw-llm", "coached-llm", "pipeline", "custom-plugin", "api", "human"]
@@ -20,7 +20,7 @@ DependencyClass = Literal["S", "O", "A1", "A2", "X"]
 DEPENDENCY_ORDER: tuple[DependencyClass, ...] = ("S", "O", "A1", "A2", "X")
 
 
-class ManifestError(Exception):
+class ManifestError(MtevalError):
     """A method.json or method card that cannot be used; the message names file and field."""
 
 
@@ -72,6 +72,17 @@ def derive_dependency_class(dependencies: list[Dependency]) -> DependencyClass:
     return max(classes, key=DEPENDENCY_ORDER.index)
 
 
+class MethodArg(BaseModel):
+    """One ``--mteval-method-arg`` a method reads: its type, and whether it is a secret
+    (a secret's value never reaches the run card or the cache's files)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: Literal["string", "number", "integer", "boolean", "path"] = "string"
+    secret: bool = False
+    description: str | None = None
+
+
 class MethodManifest(BaseModel):
     """method.json: what a method is, where its code is, and what it depends on."""
 
@@ -85,6 +96,8 @@ class MethodManifest(BaseModel):
     dependency_class: DependencyClass
     dependencies: list[Dependency]
     description: str | None = None
+    #: The method args it reads; None (absent) accepts any arg, as before args were declared.
+    args: dict[str, MethodArg] | None = None
 
     @model_validator(mode="after")
     def _class_matches_dependencies(self) -> MethodManifest:
@@ -147,9 +160,4 @@ def _validated(model: type[M], path: Path) -> M:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ManifestError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ManifestError(f"{path}: invalid JSON: {exc}") from None
+    return read_json(path, "JSON file", ManifestError)

@@ -62,6 +62,9 @@ class MethodResult(TypedDict, total=False):
     tool_calls: list[dict[str, Any]]
     tool_call_count: int
     metadata: dict[str, Any]
+    #: Set by the harness only: served from the cache / re-made because its cache file was bad.
+    cached: bool
+    cache_rejected: bool
 
 
 @dataclass(frozen=True)

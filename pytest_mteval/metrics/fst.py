@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.corpus import Entry
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
 from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.text import words
@@ -40,7 +41,7 @@ FLAG_DIACRITIC = re.compile(r"@[PNDRCU]\.[^@]*@")
 MAX_WORD_LENGTH = 200
 
 
-class FstError(Exception):
+class FstError(MtevalError):
     """An analyzer file that cannot be loaded; the message is meant to be shown as is."""
 
 

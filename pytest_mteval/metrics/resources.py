@@ -16,7 +16,6 @@ that a Git-LFS pointer or a different build is refused instead of silently score
 from __future__ import annotations
 
 import hashlib
-import json
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.corpus import Corpus, CorpusError
+from pytest_mteval.errors import read_json
 
 
 class ResourceError(CorpusError):
@@ -47,20 +47,24 @@ class LanguageResources:
 
 def corpus_resources(corpus: Corpus) -> LanguageResources | None:
     """The resources a corpus points to, or None when it names none."""
-    path = corpus.resource_path(corpus.dataset.language_resources)
-    return None if path is None else load_resources(path)
+    named = corpus.dataset.language_resources
+    if named is None:
+        return None
+    if Path(named).is_absolute() or ".." in Path(named).parts:
+        # Named inside the corpus's folder, as the corpus's author placed it (a link they
+        # put there is theirs); never a path a corpus from elsewhere can aim at /dev or /etc.
+        raise ResourceError(
+            f"{corpus.path}: field 'dataset.language_resources': {named} is outside the "
+            "corpus's folder"
+        )
+    return load_resources(corpus.path.parent / named)
 
 
 @lru_cache(maxsize=32)
 def load_resources(path: Path) -> LanguageResources:
     """Read and check a resources file (once per process and path)."""
     path = Path(path).resolve()
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ResourceError(f"{path}: cannot read language resources: {exc.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ResourceError(f"{path}: language resources are not valid UTF-8 JSON: {exc}") from None
+    raw = read_json(path, "language resources", ResourceError)
     if not isinstance(raw, dict) or not isinstance(raw.get("language"), str):
         raise ResourceError(f"{path}: expected a JSON object with a 'language' string")
     return LanguageResources(
@@ -78,6 +82,8 @@ def _fst_path(path: Path, raw: dict[str, Any]) -> Path | None:
     if not isinstance(name, str):
         raise ResourceError(f"{path}: 'fst' must be a path relative to this file")
     fst = (path.parent / name).resolve()
+    if not fst.is_relative_to(path.parent):
+        raise ResourceError(f"{path}: field 'fst': {fst} is outside this file's folder")
     if not fst.is_file():
         raise ResourceError(f"{path}: the analyzer {fst} does not exist")
     expected = raw.get("fst_sha256")

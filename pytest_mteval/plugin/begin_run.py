@@ -13,6 +13,7 @@ import pytest
 import pytest_mteval
 from pytest_mteval.cards.baseline import BaselineError, load_baseline
 from pytest_mteval.corpus import Corpus, CorpusError, load_corpus
+from pytest_mteval.errors import MtevalError, check_output_path
 from pytest_mteval.llm.pricing import PriceError, load_prices
 from pytest_mteval.methods.loader import MethodLoadError, Registered, find_method
 from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
@@ -26,6 +27,8 @@ from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionError
 from pytest_mteval.plugin.options import Settings, SettingsError, read_settings
 from pytest_mteval.run.cache import TranslationCache, fingerprint_components, method_fingerprint
+from pytest_mteval.run.method_args import check_method_args, public_config, secret_names
+from pytest_mteval.run.result_model import ResultProblem, validate_method_fields
 from pytest_mteval.run.state import RunState
 
 #: Every error that stops a run before it starts, each with a message shown as is.
@@ -36,6 +39,7 @@ StartError = (
     MethodLoadError,
     BaselineError,
     FstError,
+    MtevalError,
 )
 
 
@@ -46,6 +50,7 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         return None, None
     if not settings.method:
         raise SettingsError("--mteval-corpus needs --mteval-method (a folder or a name)")
+    _check_output_paths(settings)
     corpus = load_corpus(settings.corpus.resolve()).filtered(
         settings.segments, settings.domains, settings.difficulties
     )
@@ -61,6 +66,7 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
             f"method {source.name!r} supports {source.manifest.supported_pairs}, "
             f"not {ds.source_language}>{ds.target_language}"
         )
+    check_method_args(settings.method_args, source.manifest, source.name)
     if settings.prices is not None:
         try:
             load_prices(settings.prices)  # read and checked once, here, not per batch
@@ -97,7 +103,8 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         run_preflight(state.method, run_config, source.name)
     if not settings.no_cache and getattr(state.method, "cacheable", True):
         cache = TranslationCache(config.rootpath / ".mteval" / "cache")
-        key = (source.name, source.directory, run_config, pytest_mteval.__version__)
+        public = public_config(run_config, secret_names(source.manifest))
+        key = (source.name, source.directory, public, pytest_mteval.__version__)
         state.translator.cache = cache
         state.translator.fingerprint = method_fingerprint(*key)
         cache.describe(state.translator.fingerprint, fingerprint_components(*key))
@@ -122,6 +129,38 @@ def _check_method(state: RunState) -> None:
         raise MethodLoadError(f"method {state.source.name!r} cannot start: {exc}") from None
     if not callable(getattr(method, "translate", None)):
         raise MethodLoadError(f"method {state.source.name!r} has no translate(entries, config)")
+    _check_method_fields(state, method)
+
+
+def _check_method_fields(state: RunState, method: object) -> None:
+    """What the method says about itself for the card is checked now, not at the end."""
+    name = state.source.name
+    try:
+        describe = getattr(method, "system_prompt", None)
+        prompt = describe(state.run_config) if callable(describe) else ""
+        fields = getattr(method, "run_card_fields", None)
+        card_fields = fields(state.run_config) if callable(fields) else {}
+        tools = getattr(method, "tools_enabled", None)
+        tools = [] if tools is None else tools
+    except Exception as exc:
+        raise MethodLoadError(
+            f"method {name!r} cannot describe itself: {type(exc).__name__}: {exc}"
+        ) from None
+    try:
+        validate_method_fields(name, prompt, tools, card_fields)
+    except ResultProblem as exc:
+        raise MethodLoadError(str(exc)) from None
+
+
+def _check_output_paths(settings: Settings) -> None:
+    """Refuse now a card or baseline path the run could not write at its end."""
+    checks = [("--mteval-run-card", settings.run_card)]
+    if settings.update_baseline:
+        checks.append(("--mteval-baseline", settings.baseline))
+    for option, path in checks:
+        problem = check_output_path(path, option) if path is not None else None
+        if problem is not None:
+            raise SettingsError(problem)
 
 
 def _selection(settings: Settings) -> MetricSelection:

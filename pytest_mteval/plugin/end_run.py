@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,7 +12,10 @@ from pytest_mteval.cards.gate import GateVerdict, evaluate_gate
 from pytest_mteval.cards.runcard import RunCardError, replace, seal, write_new
 from pytest_mteval.history.index import coverage
 from pytest_mteval.methods.manifest import MethodCard
+from pytest_mteval.methods.protocol import MethodResult
 from pytest_mteval.run.cache import cache_totals
+from pytest_mteval.run.ledger import incompleteness
+from pytest_mteval.run.record import build_record
 from pytest_mteval.run.state import RunState
 
 
@@ -22,6 +25,7 @@ class FinishedRun:
     card_path: str
     verdict: GateVerdict
     report_path: str | None = None
+    written: bool = True
 
 
 def finish_run(
@@ -32,12 +36,25 @@ def finish_run(
     method_card: MethodCard | None,
     extend: Callable[[dict[str, Any]], None],
     default_path: Path,
+    missing: Mapping[str, str] | None = None,
 ) -> FinishedRun:
-    """Build, gate, let plugins extend (``extend``), seal and write the run's card."""
+    """Build, gate, let plugins extend (``extend``), seal and write the run's card.
+
+    ``missing`` holds the collected entries that reported no record, with the reason: each
+    gets an errored row, the card says it is incomplete, and the gate refuses to pass it.
+    """
+    for key, reason in (missing or {}).items():
+        state.records[key] = lost_record(state, key, reason)
     # corpus order, whatever order workers reported in: resampling depends on it
     records = sorted(state.records.values(), key=lambda record: int(record["index"]))
     card = build_card(state, records, run_id, timestamp, elapsed_s, method_card)
+    incomplete = incompleteness(missing or {})
+    card["complete"] = incomplete is None
+    card["incomplete_reason"] = incomplete
     verdict = evaluate_gate(state.baseline, card, state.settings.gate, records)
+    if incomplete is not None:
+        verdict.passed = False
+        verdict.notes.append(f"the gate does not pass an incomplete run: {incomplete}")
     card["gate"] = {**verdict.to_json(), "baseline_note": state.baseline_note}
     fingerprint = state.translator.fingerprint or None  # None: no cache in use
     card["cache"] = {"method_fingerprint": fingerprint, **cache_totals(records)}
@@ -47,7 +64,8 @@ def finish_run(
     try:
         path = str(write_new(card, state.settings.run_card or default_path))
     except (OSError, RunCardError) as exc:
-        path = f"NOT WRITTEN: {exc}"
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return FinishedRun(card, f"NOT WRITTEN: {why}", verdict, written=False)
     report = None
     if state.settings.html is not None:
         from pytest_mteval.reports.run_html import write_run_report  # matplotlib: only if asked
@@ -69,6 +87,14 @@ def _filters(state: RunState) -> list[str]:
     return [name for name, given in named.items() if given]
 
 
+def lost_record(state: RunState, key: str, reason: str) -> dict[str, Any]:
+    """The row of an entry whose item never reported: an error saying why."""
+    index = state.index_of[key]
+    batch = state.batch_of_name[state.names[index]]
+    result: MethodResult = {"predicted": None, "error": reason, "latency_s": None}
+    return build_record(state.corpus.entries[index], index, batch, result)
+
+
 def update_baseline(state: RunState, card: dict[str, Any], passed: bool) -> str:
     """Write a passing, complete run's card over the baseline; say what happened."""
     settings = state.settings
@@ -76,8 +102,13 @@ def update_baseline(state: RunState, card: dict[str, Any], passed: bool) -> str:
         return "not updated: --mteval-update-baseline needs --mteval-baseline"
     if not passed:
         return "not updated: the run did not pass"
+    if card.get("complete") is False:
+        return f"not updated: the run is incomplete ({card.get('incomplete_reason')})"
     filtered = settings.segments or settings.domains or settings.difficulties or settings.entries
     if filtered or len(state.records) != len(state.corpus.entries):
         return "not updated: the run did not cover the whole corpus"
-    replace(card, settings.baseline)
+    try:
+        replace(card, settings.baseline)
+    except OSError as exc:
+        return f"NOT WRITTEN to {settings.baseline}: {exc.strerror or exc}"
     return f"written to {settings.baseline}"

@@ -17,6 +17,7 @@ import pytest
 from pytest_mteval.cards.gate import gate_lines
 from pytest_mteval.cards.identity import planned_fingerprint
 from pytest_mteval.corpus import Entry
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.history.session import compare_lines, record_and_prune
 from pytest_mteval.methods.loader import Registered
 from pytest_mteval.methods.manifest import MethodCard
@@ -31,6 +32,7 @@ from pytest_mteval.plugin.options import add_options
 from pytest_mteval.plugin.sweep_command import run_sweep_command
 from pytest_mteval.reports.terminal import summary_lines
 from pytest_mteval.run.dry_run import estimate, estimate_lines, write_estimate
+from pytest_mteval.run.ledger import Ledger, stop_reason
 from pytest_mteval.run.state import RunState
 from pytest_mteval.sweep.plan import SweepError
 
@@ -70,11 +72,14 @@ def pytest_configure(config: pytest.Config) -> None:
     if state is None:
         return
     config.stash[STATE] = state
-    config.pluginmanager.register(ActiveRun(config, state, card), "mteval-run")
+    run = ActiveRun(config, state, card)
+    config.pluginmanager.register(run, "mteval-run")
     if not _covered_by_args(config, state.corpus.path):
         config.args.append(str(state.corpus.path))
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(), "mteval-xdist")
+        if not hasattr(config, "workerinput"):
+            config.pluginmanager.register(XdistAccounting(run.ledger), "mteval-xdist-ledger")
 
 
 def _covered_by_args(config: pytest.Config, corpus: Path) -> bool:
@@ -134,6 +139,10 @@ class ActiveRun:
         self.estimate: dict[str, Any] | None = None
         self.baseline_written: str | None = None
         self.history_lines: list[str] = []
+        self.ledger = Ledger(
+            {name: e.key for name, e in zip(state.names, state.corpus.entries, strict=True)}
+        )
+        self.finish_failure: str | None = None
 
     def pytest_unconfigure(self) -> None:
         self.state.translator.drain()
@@ -181,6 +190,7 @@ class ActiveRun:
             items[:] = keep
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.ledger.collect_ids(item.nodeid for item in session.items)
         if self.state.settings.dry_run:
             self.estimate = estimate(self.state)
             if self.state.settings.estimate_json is not None:
@@ -223,6 +233,8 @@ class ActiveRun:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         found = getattr(report, "mteval_record", None)
+        if found is None and report.failed:
+            self.ledger.no_record(report.nodeid, _failure_reason(report))
         if found is None or report.when != "call":
             return
         record = json.loads(found) if isinstance(found, str) else found
@@ -230,8 +242,26 @@ class ActiveRun:
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml and the terminal summary read the reports
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if hasattr(self.config, "workerinput") or not self.state.records:
+        if hasattr(self.config, "workerinput"):
             return
+        if self.state.settings.dry_run or self.config.option.collectonly:
+            return  # nothing was meant to run: no card, no rows for entries
+        self.ledger.stop_reason = stop_reason(
+            session.exitstatus == pytest.ExitCode.INTERRUPTED,
+            session.shouldstop,
+            session.shouldfail,
+            getattr(self.config.pluginmanager.get_plugin("dsession"), "shouldstop", None),
+        )
+        missing = self.ledger.missing(self.state.records)
+        if not self.state.records and not missing:
+            return
+        try:
+            self._finish(session, missing)
+        except MtevalError as exc:
+            self.finish_failure = str(exc)
+            _fail(session)
+
+    def _finish(self, session: pytest.Session, missing: dict[str, str]) -> None:
         self.finished = finish_run(
             self.state,
             self.run_id,
@@ -240,15 +270,22 @@ class ActiveRun:
             self.method_card,
             lambda card: self.config.hook.pytest_mteval_run_card(card=card, config=self.config),
             self._default_card_path(),
+            missing,
         )
         self._history()
         if self._gated():
             self._report_gate(session)
-        if not self.finished.verdict.passed:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if not self.finished.written:
+            self.finish_failure = f"run card {self.finished.card_path}"
+            _fail(session)
+        elif not self.finished.verdict.passed:
+            _fail(session)
         elif self.state.settings.update_baseline:
             passed = session.exitstatus == pytest.ExitCode.OK
             self.baseline_written = update_baseline(self.state, self.finished.card, passed)
+            if self.baseline_written.startswith("NOT WRITTEN"):
+                self.finish_failure = f"baseline {self.baseline_written}"
+                _fail(session)
 
     def _history(self) -> None:
         """Compare with a saved run if asked (before this run becomes "latest"), then index."""
@@ -292,6 +329,8 @@ class ActiveRun:
             terminalreporter.section("mteval dry run")
             for line in estimate_lines(self.estimate):
                 terminalreporter.write_line(line)
+        if self.finish_failure is not None:
+            terminalreporter.write_line(f"mteval: {self.finish_failure}", red=True)
         finished = self.finished
         if finished is None:
             return
@@ -332,3 +371,41 @@ class XdistHooks:
         if config.getoption("dist") == "each":
             return None
         return BatchScheduling(config, log, config.stash[STATE].batch_of_name)
+
+
+class XdistAccounting:
+    """What the controller learns of workers: what each collected, and which crashed."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.ledger.collect_ids(ids)
+
+    def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
+        self.ledger.worker_crashed(_worker_id(report), crashitem)
+
+    def pytest_testnodedown(self, node: Any, error: object | None) -> None:
+        if error is not None:
+            self.ledger.worker_crashed(_worker_id(node), None)
+
+
+def _fail(session: pytest.Session) -> None:
+    """Fail the session, keeping a more telling status (interrupted) when there is one."""
+    if session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _worker_id(thing: Any) -> str:
+    node = getattr(thing, "node", thing)
+    gateway = getattr(node, "gateway", None)
+    return str(getattr(gateway, "id", None) or getattr(node, "workerid", "?"))
+
+
+def _failure_reason(report: pytest.TestReport) -> str:
+    """One line for an entry whose item failed before it produced a record."""
+    crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
+    message = str(getattr(crash, "message", "") or "").strip()
+    text = message.splitlines() or str(report.longrepr or "").strip().splitlines()
+    last = next((line for line in text if line.strip()), "no detail")
+    return f"internal error: {last.strip()[:300]}"

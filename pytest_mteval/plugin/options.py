@@ -6,6 +6,7 @@ pin its evaluation in ``[tool.pytest.ini_options]`` and CI only adds what differ
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 
 from pytest_mteval.cards.gate import GateOptionError, GateOptions, parse_metric_gate
 from pytest_mteval.cards.regressions import EntryGateOptions
+from pytest_mteval.errors import MtevalError
 
 #: (option suffix, help, default) for options that take one value.
 _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
@@ -85,7 +87,7 @@ def _dest(name: str) -> str:
     return "mteval_" + name.replace("-", "_")
 
 
-class SettingsError(Exception):
+class SettingsError(MtevalError):
     """An option value that cannot be used; the message names the option."""
 
 
@@ -180,14 +182,14 @@ def read_settings(config: pytest.Config) -> Settings:
         difficulties=tuple(_number(int, "difficulty", v, 1, 5) for v in values("difficulty")),
         batch_size=_number(int, "batch-size", value("batch-size") or "25", 1, None),
         concurrency=_number(int, "concurrency", value("concurrency") or "8", 1, None),
-        timeout_s=_number(float, "timeout", value("timeout") or "300", 0.001, None),
+        timeout_s=_number(float, "timeout", value("timeout") or "300", 0.001, MAX_TIMEOUT_S),
         model=value("model"),
         temperature=_number(float, "temperature", value("temperature") or "0", 0.0, 2.0),
         condition=value("condition"),
         run_card=path("run-card"),
         fst=path("fst"),
         prices=path("prices"),
-        request_timeout_s=number("request-timeout", 0.001),
+        request_timeout_s=number("request-timeout", 0.001, MAX_TIMEOUT_S),
         baseline=path("baseline"),
         gate=gate,
         entry_gate=EntryGateOptions(
@@ -239,6 +241,8 @@ def _key_values(pairs: list[str]) -> dict[str, str]:
 
 
 N = TypeVar("N", int, float)
+#: The longest timeout accepted (a day): larger values overflow the event loop's timers.
+MAX_TIMEOUT_S = 86_400.0
 
 
 def _number(kind: type[N], option: str, raw: str, low: float | None, high: float | None) -> N:
@@ -248,9 +252,11 @@ def _number(kind: type[N], option: str, raw: str, low: float | None, high: float
         raise SettingsError(f"--mteval-{option} expects a number, got {raw!r}") from None
     if (
         number != number
+        or not math.isfinite(number)
         or (low is not None and number < low)
         or (high is not None and number > high)
     ):
         bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
+        bounds = "a finite number" if low is None and high is None else bounds
         raise SettingsError(f"--mteval-{option} must be {bounds}, got {raw!r}")
     return number

@@ -30,6 +30,15 @@ class BatchScheduling(LoadScopeScheduling):  # type: ignore[misc]
             return "mteval-batch-" + scope.rsplit("::batch-", 1)[1]
         return scope
 
+    def _reschedule(self, node: Any) -> None:
+        """Skip a worker whose collection has not arrived yet: a replacement for a crashed
+        worker is in ``nodes`` before it has collected, and loadscope would look its
+        collection up and end the session in ``INTERNALERROR> KeyError``. It gets work when
+        its collection arrives (xdist schedules every node again then)."""
+        if node not in self.registered_collections:
+            return
+        super()._reschedule(node)
+
     def _batch_of_param(self, param: str) -> int | None:
         """The batch of ``entry-<id>``, also when other parameters follow it (``entry-7-x``)."""
         parts = param.split("-")

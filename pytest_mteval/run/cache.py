@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval.corpus import Entry
+from pytest_mteval.errors import MtevalError, parse_json
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
+from pytest_mteval.run.result_model import ResultProblem, validate_result
 from pytest_mteval.run.translate import method_view
 
 #: RunConfig fields that cannot change an output (scheduling, and where the folder lives:
@@ -42,7 +44,7 @@ VOLATILE_ARGS: Final = frozenset(
 )
 #: Files and folders of a method folder that are not the method.
 _SKIPPED: Final = frozenset({"__pycache__", ".git", ".mteval", ".pytest_cache"})
-FORMAT: Final = 1
+FORMAT: Final = 2
 
 
 def folder_hash(folder: Path) -> str:
@@ -117,32 +119,43 @@ class TranslationCache:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        #: Source keys whose stored file was corrupt or edited (ignored and re-translated).
+        self.rejected: set[str] = set()
 
     def path_for(self, fingerprint: str, source: str | Mapping[str, Any]) -> Path:
         key = source_key(source)
         return self.root / fingerprint / key[:2] / f"{key}.json"
 
     def get(self, fingerprint: str, source: str | Mapping[str, Any]) -> MethodResult | None:
-        """The stored result marked ``cached``, or None (a missing or unreadable file is a miss)."""
+        """The stored result marked ``cached``, or None (a missing or unreadable file is a miss).
+
+        A file that is there but does not check out (its checksum, its key, its fields) is
+        a miss too, and is remembered in :attr:`rejected` so the run card can count it.
+        """
         path = self.path_for(fingerprint, source)
         try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = path.read_bytes()
+        except OSError:
             return None
-        if not isinstance(stored, dict) or stored.get("fingerprint") != fingerprint:
-            return None
-        result = stored.get("result")
-        if not isinstance(result, dict) or not isinstance(result.get("predicted"), str):
+        result = _checked_payload(data, fingerprint, source_key(source))
+        if result is None:
+            self.rejected.add(source_key(source))
             return None
         result["cached"] = True
-        return result  # type: ignore[return-value]
+        return result
 
     def put(self, fingerprint: str, source: str | Mapping[str, Any], result: MethodResult) -> bool:
         """Store a successful result atomically; errors are never stored. True when written."""
         if result.get("error") or not isinstance(result.get("predicted"), str):
             return False
-        kept = {k: v for k, v in result.items() if k not in ("id", "cached")}
-        payload = {"fingerprint": fingerprint, "key": source_key(source), "result": kept}
+        kept = {k: v for k, v in result.items() if k not in ("id", "cached", "cache_rejected")}
+        key = source_key(source)
+        payload = {
+            "fingerprint": fingerprint,
+            "key": key,
+            "result": kept,
+            "sha256": _checksum(fingerprint, key, kept),
+        }
         path = self.path_for(fingerprint, source)
         self._ignore_in_git()
         _atomic_write(path, json.dumps(payload, ensure_ascii=False, allow_nan=False))
@@ -189,8 +202,12 @@ def store(
         return
     for entry in entries:
         result = results.get(entry.key)
-        if result is not None:
-            cache.put(fingerprint, method_view(entry), result)
+        if result is None:
+            continue
+        view = method_view(entry)
+        if source_key(view) in cache.rejected:  # re-translated: its stored file was bad
+            result["cache_rejected"] = True
+        cache.put(fingerprint, view, result)
 
 
 def cache_totals(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -198,10 +215,38 @@ def cache_totals(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     hits = [r for r in records if r.get("cached")]
     costs = [r.get("cost_usd") for r in hits]
     return {
+        "cache_rejected": sum(1 for r in records if r.get("cache_rejected")),
         "cache_hits": len(hits),
         "cached_cost_usd": sum(float(c) for c in costs if c is not None) if hits else 0.0,
         "cached_latency_s": sum(float(r.get("latency_s") or 0.0) for r in hits),
     }
+
+
+def _checksum(fingerprint: str, key: str, result: Mapping[str, Any]) -> str:
+    """sha256 over what a cache file says: an edited result no longer matches."""
+    return _sha256(_canonical([fingerprint, key, result]))
+
+
+def _checked_payload(data: bytes, fingerprint: str, key: str) -> MethodResult | None:
+    """The result stored in ``data`` when it is intact and well-typed, else None."""
+    try:
+        stored = parse_json(data, "cache file")
+    except MtevalError:
+        return None
+    if not isinstance(stored, dict) or stored.get("fingerprint") != fingerprint:
+        return None
+    result = stored.get("result")
+    if stored.get("key") != key or not isinstance(result, dict):
+        return None
+    if stored.get("sha256") != _checksum(fingerprint, key, result):
+        return None
+    try:
+        checked = validate_result(key, result)
+    except ResultProblem:
+        return None
+    if checked.get("error") or not isinstance(checked.get("predicted"), str):
+        return None
+    return checked
 
 
 def _content(value: Any) -> Any:

@@ -17,7 +17,15 @@ from pytest_mteval.metrics.base import Metric
 from pytest_mteval.metrics.match import exact_match
 
 #: Result fields copied onto the record as they came from the method.
-_PASSTHROUGH = ("usage", "cost_usd", "tool_calls", "tool_call_count", "metadata", "cached")
+_PASSTHROUGH = (
+    "usage",
+    "cost_usd",
+    "tool_calls",
+    "tool_call_count",
+    "metadata",
+    "cached",
+    "cache_rejected",
+)
 
 
 def build_record(

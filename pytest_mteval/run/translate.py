@@ -10,8 +10,6 @@ error on that entry, never a crash of the session.
 from __future__ import annotations
 
 import asyncio
-import json
-import math
 import threading
 import time
 from collections import Counter
@@ -29,6 +27,7 @@ from pytest_mteval.methods.protocol import (
     RunConfig,
     TranslationMethod,
 )
+from pytest_mteval.run.result_model import ResultProblem, validate_result
 
 
 def method_view(entry: Entry) -> MethodEntry:
@@ -164,16 +163,13 @@ def _match_results(
 
 
 def _checked(entry: Entry, result: dict[str, Any], fallback_latency: float) -> MethodResult:
-    latency = result.get("latency_s")
-    if isinstance(latency, float) and not math.isfinite(latency):
-        result = {k: v for k, v in result.items() if k != "latency_s"}
-    try:  # the result travels to xdist's controller and into the card: plain JSON only
-        json.dumps(result, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        return _failed(entry, f"method returned a result that is not plain JSON: {exc}")
-    checked: MethodResult = {**result, "id": entry.id}  # type: ignore[typeddict-item]
-    error = result.get("error")
-    predicted = result.get("predicted")
+    try:  # the one check of what a method returned (run/result_model.py)
+        valid = validate_result(entry.key, result)
+    except ResultProblem as exc:
+        return _failed(entry, str(exc))
+    checked: MethodResult = {**valid, "id": entry.id}
+    error = valid.get("error")
+    predicted = valid.get("predicted")
     if error:
         checked["error"] = str(error)
         checked["predicted"] = None
@@ -185,7 +181,7 @@ def _checked(entry: Entry, result: dict[str, Any], fallback_latency: float) -> M
         checked["predicted"] = None
     else:
         checked["error"] = None
-    if not isinstance(result.get("latency_s"), int | float):
+    if valid.get("latency_s") is None:
         checked["latency_s"] = fallback_latency
     return checked
 
