@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pytest_mteval import runcard
 from pytest_mteval.compare_cli import add_compare_command
+from pytest_mteval.run.audit_cli import add_audit_log_command
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("which", choices=["run-card"])
     schema.set_defaults(run=_schema)
     add_compare_command(commands)
+    add_audit_log_command(commands)
     return parser
 
 

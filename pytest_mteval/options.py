@@ -36,6 +36,9 @@ _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("significance", "a drop fails only when paired bootstrap p < this (0.05; 0 = off)", "0.05"),
     ("entry-max-drop", "an entry fails when its chrF++ drops by more than this (10)", "10"),
     ("entry-min-chrf", "without a baseline, an entry fails below this chrF++", None),
+    ("runner", "where the method runs: process (default) or inprocess (for a debugger)", None),
+    ("sandbox", "none (default) or netns: the runner in new namespaces, no network", None),
+    ("gateway-requests", "most requests the sandbox's LLM gateway forwards in a run", None),
 )
 #: Options that may be given several times (and are space-separated lists as ini keys).
 _LIST_OPTIONS: tuple[tuple[str, str], ...] = (
@@ -107,6 +110,9 @@ class Settings:
     update_baseline: bool = False
     no_cache: bool = False
     dry_run: bool = False
+    runner: str = "process"
+    sandbox: str = "none"
+    gateway_requests: int | None = None
 
 
 def read_settings(config: pytest.Config) -> Settings:
@@ -178,7 +184,20 @@ def read_settings(config: pytest.Config) -> Settings:
         update_baseline=flag("update-baseline"),
         no_cache=flag("no-cache"),
         dry_run=flag("dry-run"),
+        runner=_choice("runner", value("runner") or "process", ("process", "inprocess")),
+        sandbox=_choice("sandbox", value("sandbox") or "none", ("none", "netns")),
+        gateway_requests=_optional_int(value("gateway-requests"), "gateway-requests"),
     )
+
+
+def _choice(option: str, raw: str, allowed: tuple[str, ...]) -> str:
+    if raw not in allowed:
+        raise SettingsError(f"--mteval-{option} must be one of {', '.join(allowed)}, got {raw!r}")
+    return raw
+
+
+def _optional_int(raw: str | None, option: str) -> int | None:
+    return None if raw is None else _number(int, option, raw, 1, None)
 
 
 def _key_values(pairs: list[str]) -> dict[str, str]:

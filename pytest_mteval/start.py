@@ -49,7 +49,9 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         raise SettingsError(
             f"{corpus.path}: no entry matches the segment/domain/difficulty filters"
         )
-    source = find_method(settings.method, settings.method_base, _registered(config))
+    in_process = settings.runner == "inprocess"
+    registered = _registered(config)
+    source = find_method(settings.method, settings.method_base, registered, load=in_process)
     ds = corpus.dataset
     if source.manifest and not source.manifest.supports(ds.source_language, ds.target_language):
         raise SettingsError(
@@ -87,7 +89,15 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         builtin_metrics=builtin_metrics(context, judge),
         plugin_metrics=[metric for metrics in found for metric in metrics or []],
     )
-    _check_method(state)
+    if in_process and settings.sandbox != "none":
+        raise SettingsError("--mteval-sandbox=netns needs --mteval-runner=process")
+    if in_process:
+        _check_method(state)
+    else:
+        from pytest_mteval.run.isolation import start_isolation
+
+        workerinput = getattr(config, "workerinput", None)
+        state.isolation = start_isolation(state, config.rootpath, workerinput)
     if not settings.no_cache and getattr(state.method, "cacheable", True):
         cache = TranslationCache(config.rootpath / ".mteval" / "cache")
         key = (source.name, source.directory, run_config, pytest_mteval.__version__)

@@ -1,0 +1,1 @@
+"""Running a method out of the harness process: runner, protocol, sandbox and LLM gateway."""
