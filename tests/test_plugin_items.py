@@ -195,7 +195,11 @@ def pytest_mteval_methods(config):
             "    assert type(mteval_method).__name__ == 'Echo'\n"
         )
     )
-    args = [f"--mteval-corpus={small_corpus}", "--mteval-method=echo", "--mteval-method-arg=prefix=>> "]
+    args = [
+        f"--mteval-corpus={small_corpus}",
+        "--mteval-method=echo",
+        "--mteval-method-arg=prefix=>> ",
+    ]
     refused = pytester.runpytest(*args)
     assert refused.ret == pytest.ExitCode.USAGE_ERROR
     refused.stderr.fnmatch_lines(["*cannot import*--mteval-runner=inprocess*"])

@@ -163,7 +163,10 @@ def test_ctrl_c_ends_a_run_with_a_hung_method_quickly(pytester, corpus):
     )  # fmt: skip
     log = pytester.path / "calls.jsonl"
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(log.read_text().splitlines() if log.exists() else []) < 2:
+    while (
+        time.monotonic() < deadline
+        and len(log.read_text().splitlines() if log.exists() else []) < 2
+    ):
         time.sleep(0.05)
     time.sleep(0.3)  # the second batch is blocked in its runner now
     sent = time.monotonic()

@@ -75,7 +75,8 @@ def test_a_hostile_method_gets_nothing_and_the_card_shows_it(pytester, corpus, m
         f"--mteval-method-arg=corpus={corpus}", f"--mteval-method-arg=card={card_path}",
         f"--mteval-method-arg=port={port}", "--mteval-method-arg=dump=1",
     )  # fmt: skip
-    assert card is not None and "forged" not in card
+    assert card is not None
+    assert "forged" not in card
     assert card["runner"]["sandbox"] == "netns"
     assert "gateway" in card["runner"]
     attempts = card["results"][0]["metadata"]["attempts"]
@@ -90,7 +91,8 @@ def test_a_hostile_method_gets_nothing_and_the_card_shows_it(pytester, corpus, m
     for row in card["results"]:
         assert row["predicted"].startswith("nothing stolen")
     seen = card["results"][0]["metadata"]["seen"]
-    assert "PATH" in seen and any(name.startswith("/run/mteval") for name in seen)
+    assert "PATH" in seen
+    assert "proc1" in seen
     assert KEY not in text  # the environment and files the method could see hold no key
     listener.settimeout(0)
     with pytest.raises(BlockingIOError):
@@ -117,7 +119,9 @@ def test_an_a1_method_translates_through_the_gateway(pytester, corpus, monkeypat
     assert len(seen) == 6
     assert all(r.headers.get("authorization") == f"Bearer {KEY}" for r in seen)  # the gateway's
     gateway = card["runner"]["gateway"]
-    assert gateway["forwarded"] == 6 and gateway["refused"] == 0 and gateway["lines"] == 6
+    assert gateway["forwarded"] == 6
+    assert gateway["refused"] == 0
+    assert gateway["lines"] == 6
     assert gateway["allowed_models"] == ["test/model"]
     log = pytester.path / gateway["audit_log"]
     lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
@@ -126,10 +130,14 @@ def test_an_a1_method_translates_through_the_gateway(pytester, corpus, monkeypat
     )
     assert KEY not in log.read_text(encoding="utf-8")
     assert KEY not in json.dumps(card)
-    assert mteval(["audit-log", "verify", str(log), "--card", str(pytester.path / "card.json")]) == 0
+    assert (
+        mteval(["audit-log", "verify", str(log), "--card", str(pytester.path / "card.json")]) == 0
+    )
     edited = log.read_text(encoding="utf-8").replace("<tr>", "<tR>", 1)
     log.write_text(edited, encoding="utf-8")
-    assert mteval(["audit-log", "verify", str(log), "--card", str(pytester.path / "card.json")]) == 1
+    assert (
+        mteval(["audit-log", "verify", str(log), "--card", str(pytester.path / "card.json")]) == 1
+    )
     result.assert_outcomes(passed=6)
 
 
@@ -148,7 +156,8 @@ def test_a_model_outside_the_manifest_is_refused_with_the_reason(pytester, corpu
         assert "HTTP 403" in row["error"]
         assert "'other/model' is not declared in the method's manifest" in row["error"]
     gateway = card["runner"]["gateway"]
-    assert gateway["refused"] == 6 and gateway["forwarded"] == 0
+    assert gateway["refused"] == 6
+    assert gateway["forwarded"] == 0
 
 
 @needs_namespaces
@@ -162,7 +171,8 @@ def test_the_gateway_stops_at_the_request_budget(pytester, corpus):
         assert len(server.requests) == 2
     assert card is not None
     errors = [row["error"] for row in card["results"] if row["error"]]
-    assert len(errors) == 4 and all("request budget of 2 is spent" in e for e in errors)
+    assert len(errors) == 4
+    assert all("request budget of 2 is spent" in e for e in errors)
 
 
 @needs_namespaces
@@ -179,7 +189,8 @@ def test_a2_and_x_methods_are_refused_in_the_sandbox(pytester, corpus, dependenc
         pytester, METHODS / "identity", "closed", dependency_class=klass, dependencies=[dependency]
     )
     result, card = run(pytester, corpus, method)
-    assert card is None and result.ret == pytest.ExitCode.USAGE_ERROR
+    assert card is None
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*is class {klass}, which cannot run in the sandbox*"])
     assert "Traceback" not in result.stderr.str()
 

@@ -194,14 +194,17 @@ class Gateway:
         model = parsed.get("model")
         if model not in self.config.models:
             allowed = ", ".join(self.config.models) or "none"
-            reason = f"model {model!r} is not declared in the method's manifest (allowed: {allowed})"
+            reason = (
+                f"model {model!r} is not declared in the method's manifest (allowed: {allowed})"
+            )
             return _error(403, reason), parsed
         if self.forwarded >= self.config.budget:
             return _error(403, f"the run's request budget of {self.config.budget} is spent"), parsed
         return None, parsed
 
     async def _forward(self, body: bytes) -> tuple[int, bytes]:
-        assert self._http is not None and self._limit is not None
+        assert self._http is not None
+        assert self._limit is not None
         headers = {"content-type": "application/json"}
         if self.config.api_key:
             headers["authorization"] = f"Bearer {self.config.api_key}"

@@ -3,6 +3,7 @@ LLM gateway for a sandboxed A1 method, and what the run card says about both."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import os
@@ -107,10 +108,9 @@ def start_isolation(state: RunState, rootpath: Path, workerinput: Any) -> Isolat
     state._method = remote
     gateway = isolation.gateway
     if gateway is not None and not getattr(state.settings, "gateway_requests", None):
-        try:  # a method that makes several calls per entry gets as many times the budget
+        # a method that makes several calls per entry gets as many times the budget
+        with contextlib.suppress(RuntimeError, ValueError):
             gateway.config.budget *= max(1, remote.max_calls_per_entry(config))
-        except (RuntimeError, ValueError):
-            pass
     return isolation
 
 

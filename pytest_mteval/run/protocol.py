@@ -23,7 +23,7 @@ line names no corpus: what the harness knows is not in the runner's memory.
 from __future__ import annotations
 
 import json
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 #: A runner that sends a longer line is broken or hostile; the harness stops reading it.
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -48,7 +48,7 @@ def decode(line: bytes) -> dict[str, Any]:
     return message
 
 
-def read_message(stream: BinaryIO) -> dict[str, Any] | None:
+def read_message(stream: IO[bytes]) -> dict[str, Any] | None:
     """The next message, or None at end of input."""
     line = stream.readline(MAX_LINE_BYTES + 1)
     if not line:

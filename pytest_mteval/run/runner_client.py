@@ -9,6 +9,7 @@ runner, since they may have done nothing wrong.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
@@ -121,21 +122,15 @@ class RunnerProcess:
         """SIGKILL to the whole process group: the method's own children die with it."""
         if self.killed is None:
             self.killed = why
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            pass
 
     def stop(self) -> None:
         self.send({"type": "stop"})
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(0.5)
-        except subprocess.TimeoutExpired:
-            pass
         self.kill("stopped by the harness")
 
     def exit_note(self) -> str:
@@ -178,7 +173,9 @@ class ProcessBackend:
         ok = sent and process.wait_for(lambda: process.ready is not None or process.fatal, deadline)
         if not ok or process.ready is None:
             why = process.fatal or (
-                f"no answer within {START_TIMEOUT_S:g}s" if not process.gone else process.exit_note()
+                f"no answer within {START_TIMEOUT_S:g}s"
+                if not process.gone
+                else process.exit_note()
             )
             process.kill("failed to start")
             raise MethodLoadError(f"the method's runner ({self.launch.label}) cannot start: {why}")
@@ -231,7 +228,9 @@ class ProcessBackend:
             reply = process.replies.pop(ticket)
             if reply["type"] == "error":
                 return all_failed(entries, str(reply.get("error"))[:2000]), []
-            return check_results(entries, reply.get("results"), time.perf_counter() - pending.started)
+            return check_results(
+                entries, reply.get("results"), time.perf_counter() - pending.started
+            )
         if process.blamed and ticket not in self._retried and self._hard_deadline is None:
             self._retried.add(ticket)  # lost with another batch's runner: once more
             self._send(pending)

