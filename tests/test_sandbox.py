@@ -219,3 +219,23 @@ def test_without_namespaces_the_sandbox_is_refused_with_one_line(pytester, corpu
         "ERROR: --mteval-sandbox=netns: bubblewrap (bwrap) is not installed: "
         "apt-get install bubblewrap"
     ]
+
+
+@needs_namespaces
+def test_xdist_workers_share_the_controllers_gateway(pytester, corpus):
+    """Each worker drives its own sandboxed runner; all of them go through one gateway, so the
+    run has one audit log, one budget and one concurrency limit."""
+    with ChatServer() as server:
+        result, card = run(
+            pytester, corpus, METHODS / "raw-llm", "--mteval-model=test/model",
+            f"--mteval-method-arg=base_url={server.url}", "--mteval-method-arg=api_key_env=",
+            "--mteval-batch-size=2", "-n", "2",
+        )  # fmt: skip
+        assert len(server.requests) == 6
+    result.assert_outcomes(passed=6)
+    assert card is not None
+    assert card["runner"]["gateway"]["forwarded"] == 6
+    assert card["runner"]["gateway"]["lines"] == 6
+    assert list((pytester.path / ".mteval" / "audit").iterdir()) == [
+        pytester.path / card["runner"]["gateway"]["audit_log"]
+    ]
