@@ -110,7 +110,8 @@ def gateway_latency(requests: int) -> tuple[float, float, float]:
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert server.stdout is not None and server.stdin is not None
+    assert server.stdout is not None
+    assert server.stdin is not None
     url = server.stdout.readline().strip()
     with tempfile.TemporaryDirectory() as tmp:
         config = GatewayConfig(url, "sk-bench", ["m"], 8, requests * 4, 30.0)
@@ -179,7 +180,8 @@ def main() -> None:
     print(f"  added {added_ms:.3f} ms wall per request ({verdict}); ratio {via / direct:.2f}x")
     print(f"  added {cpu * 1000:.3f} ms CPU per request (gateway parsing, forwarding, audit log)")
     print(f"  load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-    print(json.dumps({"gateway_added_ms": round(added_ms, 3), "gateway_cpu_ms": round(cpu * 1e3, 3)}))
+    figures = {"gateway_added_ms": round(added_ms, 3), "gateway_cpu_ms": round(cpu * 1e3, 3)}
+    print(json.dumps(figures))
 
 
 if __name__ == "__main__":
