@@ -96,7 +96,7 @@ def start_isolation(state: RunState, rootpath: Path, workerinput: Any) -> Isolat
         except SandboxError as exc:
             isolation.close()
             raise SettingsError(str(exc)) from None
-    backend = ProcessBackend(launch, ref, config)
+    backend = ProcessBackend(launch, ref, config, name=state.source.name)
     try:
         backend.start()
     except Exception:

@@ -134,18 +134,20 @@ class RunnerProcess:
         self.kill("stopped by the harness")
 
     def exit_note(self) -> str:
-        """Why the process is gone, for the entries it took with it."""
+        """Why the process is gone, for the entries it took with it: its own exit code or
+        signal when it ended by itself, else why the harness killed it."""
         if self.broken:
             return self.broken
-        if self.killed:
-            return f"runner process killed: {self.killed}"
         try:
-            code = self.proc.wait(2)
+            code: int | None = self.proc.wait(2)
         except subprocess.TimeoutExpired:
             code = None
-        how = f"exited with code {code}" if code is None or code >= 0 else f"died of signal {-code}"
         last = f" (stderr: {self.tail[-1]})" if self.tail else ""
-        return f"runner process {how} while translating{last}"
+        if code is not None and code >= 0:
+            return f"runner process exited with code {code} while translating{last}"
+        if self.killed and code in (None, -signal.SIGKILL):
+            return f"runner process killed: {self.killed}"
+        return f"runner process died of signal {-(code or 0)} while translating{last}"
 
 
 @dataclass
@@ -155,6 +157,7 @@ class ProcessBackend:
     launch: Launch
     ref: MethodRef
     runner_config: RunConfig
+    name: str = "method"
     description: dict[str, Any] = field(default_factory=dict)
     events: list[str] = field(default_factory=list)
     restarts: int = 0
@@ -178,7 +181,8 @@ class ProcessBackend:
                 else process.exit_note()
             )
             process.kill("failed to start")
-            raise MethodLoadError(f"the method's runner ({self.launch.label}) cannot start: {why}")
+            where = f"in its runner ({self.launch.label})"
+            raise MethodLoadError(f"method {self.name!r} cannot start {where}: {why}")
         self._process = process
         self.description = process.ready
         return process.ready
@@ -189,7 +193,7 @@ class ProcessBackend:
             self._send(pending)
         return pending
 
-    def _send(self, pending: PendingBatch) -> None:
+    def _send(self, pending: PendingBatch, attempt: int = 0) -> None:
         try:
             process = self._current()
         except MethodLoadError as exc:
@@ -200,7 +204,14 @@ class ProcessBackend:
         pending.ticket = ticket
         self._owner[ticket] = process
         entries = [method_view(e) for e in pending.entries]
-        if not process.send({"type": "translate", "ticket": ticket, "entries": entries}):
+        if process.send({"type": "translate", "ticket": ticket, "entries": entries}):
+            return
+        # the runner died since the last batch (another batch's doing): a fresh one, once
+        process.kill("its input closed")
+        self._process = None
+        if attempt == 0:
+            self._send(pending, attempt=1)
+        else:
             pending.failure = process.exit_note()
 
     def _current(self) -> RunnerProcess:

@@ -128,7 +128,8 @@ def main() -> None:
             raise TypeError("the method has no translate(entries, config)")
         description = describe(method, config)
     except BaseException as exc:  # any failure to start is one line for the harness
-        channel.send({"type": "fatal", "error": f"{type(exc).__name__}: {exc}"})
+        said = str(exc) if isinstance(exc, Exception) and str(exc) else repr(exc)
+        channel.send({"type": "fatal", "error": said})
         sys.stderr.flush()
         os._exit(2)
     channel.send({"type": "ready", "describe": description})
