@@ -7,7 +7,7 @@ only for the model slugs the method's manifest declares (a ``gateway`` dependenc
 adds the API key itself (the method never holds one), keeps at most ``concurrency`` requests
 upstream and at most ``budget`` in all, and appends every request and answer, refused ones
 included, to a hash-chained audit log. Everything else gets a 4xx with the reason.
-HTTP/1.1 is parsed by h11; upstream calls are made with httpx.
+HTTP/1.1 is parsed by h11, on both sides (``upstream.py``).
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import h11
-import httpx
 
 from pytest_mteval.methods.manifest import MethodManifest
 from pytest_mteval.run.audit_log import AuditLog
+from pytest_mteval.run.upstream import Upstream, UpstreamError
 
 #: A request body larger than this is refused (413).
 MAX_BODY_BYTES = 8 * 1024 * 1024
@@ -69,7 +69,7 @@ class Gateway:
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._server: asyncio.Server | None = None
         self._limit: asyncio.Semaphore | None = None
-        self._http: httpx.AsyncClient | None = None
+        self._upstream: Upstream | None = None
 
     def start(self) -> Gateway:
         self._thread.start()
@@ -78,12 +78,7 @@ class Gateway:
 
     async def _start(self) -> None:
         self._limit = asyncio.Semaphore(self.config.concurrency)
-        limits = httpx.Limits(max_connections=self.config.concurrency)
-        self._http = httpx.AsyncClient(
-            base_url=self.config.upstream.rstrip("/") + "/",
-            timeout=httpx.Timeout(self.config.timeout_s),
-            limits=limits,
-        )
+        self._upstream = Upstream(self.config.upstream, self.config.timeout_s)
         self._server = await asyncio.start_unix_server(self._serve, str(self.socket_path))
         self.socket_path.chmod(0o666)  # the sandbox's user may differ; the folder is private
 
@@ -98,8 +93,8 @@ class Gateway:
     async def _stop(self) -> None:
         if self._server is not None:
             self._server.close()
-        if self._http is not None:
-            await self._http.aclose()
+        if self._upstream is not None:
+            self._upstream.close()
 
     def summary(self) -> dict[str, Any]:
         """What the run card records about the gateway."""
@@ -191,6 +186,8 @@ class Gateway:
             return _error(404, "the gateway serves POST /v1/chat/completions only"), parsed
         if not isinstance(parsed, dict):
             return _error(400, "the request body is not a JSON object"), parsed
+        if parsed.get("stream"):
+            return _error(400, "the gateway does not stream: send stream=false"), parsed
         model = parsed.get("model")
         if model not in self.config.models:
             allowed = ", ".join(self.config.models) or "none"
@@ -203,21 +200,23 @@ class Gateway:
         return None, parsed
 
     async def _forward(self, body: bytes) -> tuple[int, bytes]:
-        assert self._http is not None
+        assert self._upstream is not None
         assert self._limit is not None
         headers = {"content-type": "application/json"}
         if self.config.api_key:
             headers["authorization"] = f"Bearer {self.config.api_key}"
         try:
             async with self._limit:
-                response = await self._http.post("chat/completions", content=body, headers=headers)
-        except httpx.HTTPError as exc:
-            return _error(502, f"gateway: upstream request failed ({type(exc).__name__})")
-        answer = response.content
+                status, answer = await self._upstream.post("chat/completions", body, headers)
+        except UpstreamError as exc:
+            return _error(502, f"gateway: upstream request failed ({exc})")
+        except TimeoutError:
+            waited = f"{self.config.timeout_s:g}s"
+            return _error(504, f"gateway: upstream did not answer within {waited}")
         key = self.config.api_key.encode()
         if key and key in answer:  # an upstream that echoes the key does not pass it on
             answer = answer.replace(key, b"***")
-        return response.status_code, answer
+        return status, answer
 
 
 def _error(status: int, message: str) -> tuple[int, bytes]:
