@@ -70,6 +70,7 @@ class Gateway:
         self._server: asyncio.Server | None = None
         self._limit: asyncio.Semaphore | None = None
         self._upstream: Upstream | None = None
+        self._clients: set[asyncio.Task[None]] = set()
 
     def start(self) -> Gateway:
         self._thread.start()
@@ -93,6 +94,9 @@ class Gateway:
     async def _stop(self) -> None:
         if self._server is not None:
             self._server.close()
+        for task in list(self._clients):
+            task.cancel()
+        await asyncio.gather(*self._clients, return_exceptions=True)
         if self._upstream is not None:
             self._upstream.close()
 
@@ -111,6 +115,9 @@ class Gateway:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         conn = h11.Connection(h11.SERVER)
+        task = asyncio.current_task()
+        if task is not None:
+            self._clients.add(task)
         try:
             while True:
                 request, body = await self._read_request(conn, reader)
@@ -124,8 +131,12 @@ class Gateway:
                 conn.start_next_cycle()
         except (h11.ProtocolError, ConnectionError, asyncio.IncompleteReadError):
             pass
+        except asyncio.CancelledError:
+            pass  # the gateway is closing
         finally:
             writer.close()
+            if task is not None:
+                self._clients.discard(task)
 
     async def _read_request(
         self, conn: h11.Connection, reader: asyncio.StreamReader

@@ -30,7 +30,7 @@ class _Connection:
 
 
 class Upstream:
-    """POSTs to ``base_url`` + path; idle connections are reused, a stale one is replaced."""
+    """POSTs to ``base_url`` + path over reused idle connections."""
 
     def __init__(self, base_url: str, timeout_s: float) -> None:
         parts = urlsplit(base_url.rstrip("/"))
@@ -45,22 +45,26 @@ class Upstream:
         self._idle: list[_Connection] = []
 
     async def post(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+        """One request, never sent twice (the upstream may bill it): a kept-alive connection
+        the upstream has closed is noticed before use, as httpcore does."""
         async with asyncio.timeout(self.timeout_s):
-            reused = bool(self._idle)
-            connection = self._idle.pop() if reused else await self._connect()
-            try:
-                return await self._exchange(connection, path, body, headers)
-            except (UpstreamError, OSError, asyncio.IncompleteReadError) as exc:
-                connection.writer.close()
-                if not reused:
-                    raise UpstreamError(type(exc).__name__) from None
-            # the kept-alive connection had been closed by the upstream: once more, fresh
-            connection = await self._connect()
+            connection = self._reusable() or await self._connect()
             try:
                 return await self._exchange(connection, path, body, headers)
             except (OSError, asyncio.IncompleteReadError) as exc:
                 connection.writer.close()
                 raise UpstreamError(type(exc).__name__) from None
+            except UpstreamError:
+                connection.writer.close()
+                raise
+
+    def _reusable(self) -> _Connection | None:
+        while self._idle:
+            connection = self._idle.pop()
+            if not connection.reader.at_eof() and not connection.writer.is_closing():
+                return connection
+            connection.writer.close()
+        return None
 
     async def _connect(self) -> _Connection:
         try:
