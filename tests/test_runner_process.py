@@ -180,3 +180,23 @@ def test_ctrl_c_ends_a_run_with_a_hung_method_quickly(pytester, corpus):
     card = json.loads(card_path.read_text(encoding="utf-8"))
     assert card["interrupted"] is True
     assert sorted(rows(card)) == ["1", "2", "3"]
+
+
+@pytest.mark.parametrize("fault", ["os-exit", "block"])
+def test_under_xdist_a_fault_costs_one_batch_not_a_worker(pytester, corpus, fault):
+    """os._exit or a hang in the method used to take an xdist worker down (INTERNALERROR and
+    lost rows); now only the method's runner goes."""
+    probe = write_probe(pytester.path, FAULTY)
+    card_path = pytester.path / "card.json"
+    result = pytester.runpytest(
+        f"--mteval-corpus={corpus}", f"--mteval-method={probe}",
+        f"--mteval-method-arg=fault={fault}", "--mteval-batch-size=3", "--mteval-timeout=2",
+        f"--mteval-run-card={card_path}", "-n", "2",
+    )  # fmt: skip
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    result.assert_outcomes(passed=3, failed=3)
+    card = json.loads(card_path.read_text(encoding="utf-8"))
+    errors = {key: row["error"] for key, row in rows(card).items()}
+    assert sorted(errors) == ["1", "2", "3", "4", "5", "6"]
+    assert all(errors[key] for key in ("1", "2", "3"))
+    assert not any(errors[key] for key in ("4", "5", "6"))

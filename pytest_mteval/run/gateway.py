@@ -89,6 +89,7 @@ class Gateway:
         asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
+        self._loop.close()
         self.log.close()
 
     async def _stop(self) -> None:
@@ -97,8 +98,11 @@ class Gateway:
         for task in list(self._clients):
             task.cancel()
         await asyncio.gather(*self._clients, return_exceptions=True)
+        if self._server is not None:
+            await self._server.wait_closed()
         if self._upstream is not None:
             self._upstream.close()
+            await asyncio.sleep(0)  # let the transports finish closing
 
     def summary(self) -> dict[str, Any]:
         """What the run card records about the gateway."""
