@@ -42,6 +42,8 @@ from pytest_mteval.translate import MethodRunner, collect_batch, submit_batch  #
 CORPUS = ROOT / "corpora" / "eng-fra-flores-devtest.json"
 IDENTITY = ROOT / "methods" / "identity"
 BATCH = 25
+#: Seconds each runner took to start (import and build the method), collected as we go.
+STARTS: list[float] = []
 
 
 def best_of(runs: int, fn: Callable[[], None]) -> float:
@@ -70,7 +72,9 @@ def translate_in_runner(launch: Launch) -> Callable[[], None]:
         corpus = load_corpus(CORPUS)
         config = RunConfig(batch_size=BATCH, concurrency=BATCH)
         backend = ProcessBackend(launch, {"kind": "folder", "path": str(IDENTITY)}, config)
+        started = time.perf_counter()
         backend.start()
+        STARTS.append(time.perf_counter() - started)
         for start in range(0, len(corpus.entries), BATCH):
             batch = corpus.entries[start : start + BATCH]
             results, _ = backend.collect(backend.submit(batch, config))
@@ -156,11 +160,17 @@ def main() -> None:
     base = best_of(args.runs, translate_in_process)
     print(f"  in process          {base:7.3f} s  1.00x")
     runner = best_of(args.runs, translate_in_runner(plain))
-    print(f"  runner process      {runner:7.3f} s  {runner / base:.2f}x")
+    start = min(STARTS)
+    print(f"  runner process      {runner:7.3f} s  {runner / base:.2f}x  (start {start:.3f} s)")
     if problem is None:
+        STARTS.clear()
         boxed = sandbox_launch(IDENTITY, [], [CORPUS], None)
         sandboxed = best_of(args.runs, translate_in_runner(boxed))
-        print(f"  sandboxed runner    {sandboxed:7.3f} s  {sandboxed / base:.2f}x")
+        start = min(STARTS)
+        print(
+            f"  sandboxed runner    {sandboxed:7.3f} s  {sandboxed / base:.2f}x"
+            f"  (start {start:.3f} s; then {(sandboxed - start) / base:.2f}x)"
+        )
     print("whole pytest session (best of runs):")
     base = best_of(args.runs, session(["--mteval-runner=inprocess"]))
     print(f"  in process          {base:7.3f} s  1.00x")

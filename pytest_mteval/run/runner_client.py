@@ -132,6 +132,10 @@ class RunnerProcess:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(0.5)
         self.kill("stopped by the harness")
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
 
     def exit_note(self) -> str:
         """Why the process is gone, for the entries it took with it: its own exit code or
