@@ -166,12 +166,19 @@ def pytest_mteval_methods(config):
             "def test_prefix(mteval_result, mteval_method):\n"
             "    assert mteval_result['predicted'].startswith('>> ')\n"
             "    assert mteval_method.class_name == 'Echo'\n"
+            "\n"
+            "def test_translate_through_the_runner(mteval_method):\n"
+            "    import asyncio\n"
+            "    from pytest_mteval import RunConfig\n"
+            "    entries = [{'id': 'x', 'source': 'a'}]\n"
+            "    out = asyncio.run(mteval_method.translate(entries, RunConfig()))\n"
+            "    assert [r['predicted'] for r in out] == ['>> a']\n"
         )
     )
     result = pytester.runpytest(
         f"--mteval-corpus={small_corpus}", "--mteval-method=echo", "--mteval-method-arg=prefix=>> "
     )
-    result.assert_outcomes(passed=12)
+    result.assert_outcomes(passed=13)
 
 
 def test_a_registered_lambda_runs_in_process_only(pytester, small_corpus):
