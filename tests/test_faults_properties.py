@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.baseline import read_run
-from pytest_mteval.cli import main as cli
+from pytest_mteval.cli.main import main as cli
 from pytest_mteval.corpus import DOMAINS, load_corpus
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.metrics.resources import corpus_resources

@@ -145,6 +145,45 @@ def test_method_never_sees_reference_side_fields(pytester, tmp_path):
 
 
 def test_method_registered_by_a_conftest_hook(pytester, small_corpus):
+    """A runner process imports a registered method's factory by its module and name, so the
+    factory is a module-level function; the fixture gives the method's description there."""
+    pytester.makeconftest(
+        """
+class Echo:
+    async def translate(self, entries, config):
+        return [{"id": e["id"], "predicted": config.method_args["prefix"] + e["source"]}
+                for e in entries]
+
+def make_echo(run_config):
+    return Echo()
+
+def pytest_mteval_methods(config):
+    return {"echo": make_echo}
+"""
+    )
+    pytester.makepyfile(
+        test_mt=(
+            "def test_prefix(mteval_result, mteval_method):\n"
+            "    assert mteval_result['predicted'].startswith('>> ')\n"
+            "    assert mteval_method.class_name == 'Echo'\n"
+            "\n"
+            "def test_translate_through_the_runner(mteval_method):\n"
+            "    import asyncio\n"
+            "    from pytest_mteval import RunConfig\n"
+            "    entries = [{'id': 'x', 'source': 'a'}]\n"
+            "    out = asyncio.run(mteval_method.translate(entries, RunConfig()))\n"
+            "    assert [r['predicted'] for r in out] == ['>> a']\n"
+        )
+    )
+    result = pytester.runpytest(
+        f"--mteval-corpus={small_corpus}", "--mteval-method=echo", "--mteval-method-arg=prefix=>> "
+    )
+    result.assert_outcomes(passed=13)
+
+
+def test_a_registered_lambda_runs_in_process_only(pytester, small_corpus):
+    """A lambda cannot be named in another process: refused with one line in the default
+    runner mode, and the method object itself is the fixture with --mteval-runner=inprocess."""
     pytester.makeconftest(
         """
 class Echo:
@@ -163,7 +202,14 @@ def pytest_mteval_methods(config):
             "    assert type(mteval_method).__name__ == 'Echo'\n"
         )
     )
-    result = pytester.runpytest(
-        f"--mteval-corpus={small_corpus}", "--mteval-method=echo", "--mteval-method-arg=prefix=>> "
-    )
+    args = [
+        f"--mteval-corpus={small_corpus}",
+        "--mteval-method=echo",
+        "--mteval-method-arg=prefix=>> ",
+    ]
+    refused = pytester.runpytest(*args)
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    refused.stderr.fnmatch_lines(["*cannot import*--mteval-runner=inprocess*"])
+    assert "Traceback" not in refused.stderr.str()
+    result = pytester.runpytest(*args, "--mteval-runner=inprocess")
     result.assert_outcomes(passed=12)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cli.audit_log import add_audit_log_command
 from pytest_mteval.cli.compare import add_compare_command
 from pytest_mteval.cli.pages import add_leaderboard_command, add_report_command
 from pytest_mteval.cli.shipped import add_shipped_commands
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_command(commands)
     add_bundle_command(commands)
     add_publish_command(commands)
+    add_audit_log_command(commands)
     return parser
 
 

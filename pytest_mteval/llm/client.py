@@ -72,13 +72,15 @@ class ChatSettings:
     backoff_max_s: float = 20.0
     retry_after_max_s: float = 60.0
     max_tokens: int | None = None
+    uds: str | None = None  # a Unix socket to connect through: the sandbox's LLM gateway
 
     @classmethod
     def from_run_config(cls, config: RunConfig) -> ChatSettings:
         """Model, temperature, concurrency and timeout from the run; the rest from method args.
 
         Method args: ``base_url``, ``api_key_env`` (empty for endpoints without a key),
-        ``max_attempts``, ``request_timeout_s``, ``max_tokens``, ``retry_after_max_s``.
+        ``max_attempts``, ``request_timeout_s``, ``max_tokens``, ``retry_after_max_s``,
+        ``gateway_socket`` (set by the harness in the sandbox).
         """
         if not config.model:
             raise LLMConfigError("no model configured: pass --mteval-model=<provider/slug>")
@@ -93,6 +95,7 @@ class ChatSettings:
             max_attempts=max(1, int(_number(args, "max_attempts", 4))),
             retry_after_max_s=_number(args, "retry_after_max_s", 60.0),
             max_tokens=int(args["max_tokens"]) if args.get("max_tokens") else None,
+            uds=args.get("gateway_socket") or None,
         )
 
 
@@ -139,6 +142,13 @@ def _tls_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+def _transport(settings: ChatSettings, limits: httpx.Limits) -> httpx.AsyncHTTPTransport | None:
+    """Through the gateway's Unix socket when one is set, else httpx's default transport."""
+    if not settings.uds:
+        return None
+    return httpx.AsyncHTTPTransport(uds=settings.uds, limits=limits)
+
+
 class _Pools:
     """A few small httpx clients standing in for one big one (see CONNECTIONS_PER_POOL)."""
 
@@ -154,6 +164,7 @@ class _Pools:
                 timeout=httpx.Timeout(settings.timeout_s),
                 limits=limits,
                 verify=_tls_context(),
+                transport=_transport(settings, limits),
             )
             for _ in range(count)
         ]

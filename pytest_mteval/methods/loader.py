@@ -39,15 +39,20 @@ class MethodSource:
 Registered = MethodFactory | Path | MethodSource
 
 
-def find_method(spec: str, base: Path, registered: Mapping[str, Registered]) -> MethodSource:
-    """Resolve ``--mteval-method``: a folder with method.json, else a registered name."""
+def find_method(
+    spec: str, base: Path, registered: Mapping[str, Registered], load: bool = True
+) -> MethodSource:
+    """Resolve ``--mteval-method``: a folder with method.json, else a registered name.
+
+    ``load=False`` checks a folder's entry point without importing it: the method's code then
+    runs only in the runner process, never in the harness."""
     folder = (base / spec).resolve()
     if (folder / "method.json").is_file():
-        return load_folder(folder)
+        return load_folder(folder, load)
     if spec in registered:
         found = registered[spec]
         if isinstance(found, Path):
-            return load_folder(found)
+            return load_folder(found, load)
         if isinstance(found, MethodSource):
             return found
         return MethodSource(spec, None, None, found)
@@ -60,20 +65,36 @@ def find_method(spec: str, base: Path, registered: Mapping[str, Registered]) -> 
     )
 
 
-def load_folder(folder: Path) -> MethodSource:
-    """A method folder: its manifest validated, its entry point imported from inside it."""
+def load_folder(folder: Path, load: bool = True) -> MethodSource:
+    """A method folder: its manifest validated, its entry point imported from inside it (or,
+    with ``load=False``, only found: the runner process imports it)."""
     folder = folder.resolve()
     manifest = load_manifest(folder / "method.json")
+    if not load:
+        entry_point_file(folder, manifest)
+        return MethodSource(manifest.method_id, folder, manifest, _runs_elsewhere)
     cls = _import_entry_point(folder, manifest)
     return MethodSource(manifest.method_id, folder, manifest, lambda _config: _build(cls))
 
 
-def _import_entry_point(folder: Path, manifest: MethodManifest) -> type:
-    module_name, _, class_name = manifest.entry_point.partition(":")
+def _runs_elsewhere(_config: RunConfig) -> TranslationMethod:
+    raise MethodLoadError("this method is built in its runner process, not in the harness")
+
+
+def entry_point_file(folder: Path, manifest: MethodManifest) -> Path:
+    """The module file the manifest's entry point names, checked to be inside ``folder``."""
+    module_name = manifest.entry_point.partition(":")[0]
     file = folder.joinpath(*module_name.split(".")).with_suffix(".py")
     where = f"{folder / 'method.json'}: field 'entry_point'"
     if not file.resolve().is_relative_to(folder) or not file.is_file():
         raise ManifestError(f"{where}: {file.name} is not a module inside {folder}")
+    return file
+
+
+def _import_entry_point(folder: Path, manifest: MethodManifest) -> type:
+    module_name, _, class_name = manifest.entry_point.partition(":")
+    file = entry_point_file(folder, manifest)
+    where = f"{folder / 'method.json'}: field 'entry_point'"
     unique = "mteval_method_" + hashlib.sha256(str(file).encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(unique, file)
     if spec is None or spec.loader is None:

@@ -59,7 +59,9 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         raise SettingsError(
             f"{corpus.path}: no entry matches the segment/domain/difficulty filters"
         )
-    source = find_method(settings.method, settings.method_base, _registered(config))
+    in_process = settings.runner == "inprocess"
+    registered = _registered(config)
+    source = find_method(settings.method, settings.method_base, registered, load=in_process)
     ds = corpus.dataset
     if source.manifest and not source.manifest.supports(ds.source_language, ds.target_language):
         raise SettingsError(
@@ -98,9 +100,20 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         builtin_metrics=builtin_metrics(context, judge, _selection(settings)),
         plugin_metrics=[metric for metrics in found for metric in metrics or []],
     )
-    _check_method(state)
-    if _runs_here(config, settings):
-        run_preflight(state.method, run_config, source.name)
+    preflight = _runs_here(config, settings)
+    if in_process and settings.sandbox != "none":
+        raise SettingsError("--mteval-sandbox=netns needs --mteval-runner=process")
+    if in_process:
+        _check_method(state)
+        if preflight:
+            run_preflight(state.method, run_config, source.name)
+    else:
+        from pytest_mteval.run.isolation import start_isolation
+
+        workerinput = getattr(config, "workerinput", None)
+        # in the sandbox the method reaches nothing but the gateway: its preflight would fail
+        checked = preflight and settings.sandbox == "none"
+        state.isolation = start_isolation(state, config.rootpath, workerinput, preflight=checked)
     if not settings.no_cache and getattr(state.method, "cacheable", True):
         cache = TranslationCache(config.rootpath / ".mteval" / "cache")
         public = public_config(run_config, secret_names(source.manifest))

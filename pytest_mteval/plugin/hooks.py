@@ -143,10 +143,24 @@ class ActiveRun:
             {name: e.key for name, e in zip(state.names, state.corpus.entries, strict=True)}
         )
         self.finish_failure: str | None = None
+        self.interrupted = False
 
     def pytest_unconfigure(self) -> None:
-        self.state.translator.drain()
-        self.state.runner.close()
+        # after Ctrl-C, batches still in a runner get one second, then the runner is killed
+        self.state.translator.drain(1.0 if self.interrupted else None)
+        self.state.translator.close()
+        if self.state.isolation is not None:
+            self.state.isolation.close()
+
+    def pytest_keyboard_interrupt(self) -> None:
+        self.interrupted = True
+
+    def _extend_card(self, card: dict[str, Any]) -> None:
+        """The runner's mode, sandbox and gateway, and an interruption, then plugins' hooks."""
+        isolation = self.state.isolation
+        card["runner"] = isolation.card() if isolation else {"mode": "inprocess", "sandbox": "none"}
+        card["interrupted"] = self.interrupted
+        self.config.hook.pytest_mteval_run_card(card=card, config=self.config)
 
     def pytest_collect_file(
         self, file_path: Path, parent: pytest.Collector
@@ -268,7 +282,7 @@ class ActiveRun:
             self.timestamp,
             time.perf_counter() - self.started,
             self.method_card,
-            lambda card: self.config.hook.pytest_mteval_run_card(card=card, config=self.config),
+            self._extend_card,
             self._default_card_path(),
             missing,
         )
@@ -363,6 +377,13 @@ class ActiveRun:
 
 class XdistHooks:
     """Registered only when pytest-xdist is installed."""
+
+    def pytest_configure_node(self, node: Any) -> None:
+        """Workers' sandboxed runners use the controller's one LLM gateway."""
+        state = node.config.stash.get(STATE, None)
+        socket = getattr(state.isolation, "gateway_socket", None) if state else None
+        if socket:
+            node.workerinput["mteval_gateway_socket"] = socket
 
     @pytest.hookimpl(trylast=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:

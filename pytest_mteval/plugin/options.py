@@ -45,6 +45,9 @@ _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("compare", "compare with a saved run (latest, a run id or a card) without gating", None),
     ("keep-runs", "keep only this many newest cards in .mteval/runs (default: all)", None),
     ("html", "write the run's HTML report (charts, sortable entries) to this path", None),
+    ("runner", "where the method runs: process (default) or inprocess (for a debugger)", None),
+    ("sandbox", "none (default) or netns: the runner in new namespaces, no network", None),
+    ("gateway-requests", "most requests the sandbox's LLM gateway forwards in a run", None),
 )
 #: Options that may be given several times (and are space-separated lists as ini keys).
 _LIST_OPTIONS: tuple[tuple[str, str], ...] = (
@@ -128,6 +131,9 @@ class Settings:
     compare: str | None = None
     keep_runs: int | None = None
     html: Path | None = None
+    runner: str = "process"
+    sandbox: str = "none"
+    gateway_requests: int | None = None
 
 
 def read_settings(config: pytest.Config) -> Settings:
@@ -208,6 +214,9 @@ def read_settings(config: pytest.Config) -> Settings:
         compare=value("compare"),
         keep_runs=None if raw_keep is None else _number(int, "keep-runs", raw_keep, 1, None),
         html=path("html"),
+        runner=_choice("runner", value("runner") or "process", ("process", "inprocess")),
+        sandbox=_choice("sandbox", value("sandbox") or "none", ("none", "netns")),
+        gateway_requests=_optional_int(value("gateway-requests"), "gateway-requests"),
     )
 
 
@@ -228,6 +237,16 @@ def shipped_or(path: Path | None, raw: str | None) -> Path | None:
         return shipped_corpus(raw[len(PREFIX) :])
     except ShippedCorpusError as exc:
         raise SettingsError(str(exc)) from None
+
+
+def _choice(option: str, raw: str, allowed: tuple[str, ...]) -> str:
+    if raw not in allowed:
+        raise SettingsError(f"--mteval-{option} must be one of {', '.join(allowed)}, got {raw!r}")
+    return raw
+
+
+def _optional_int(raw: str | None, option: str) -> int | None:
+    return None if raw is None else _number(int, option, raw, 1, None)
 
 
 def _key_values(pairs: list[str]) -> dict[str, str]:

@@ -12,11 +12,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from pytest_mteval.corpus import Entry
 from pytest_mteval.methods.protocol import MethodResult, RunConfig, TranslationMethod
 from pytest_mteval.run.cache import TranslationCache, split_cached, store
 from pytest_mteval.run.translate import MethodRunner, PendingBatch, collect_batch, submit_batch
+
+
+class BatchBackend(Protocol):
+    """Where a method runs when not in this process (run/runner_client.py)."""
+
+    def submit(self, entries: Sequence[Entry], config: RunConfig) -> PendingBatch: ...
+
+    def collect(self, pending: PendingBatch) -> tuple[dict[str, MethodResult], list[str]]: ...
+
+    def limit_waits(self, seconds: float) -> None: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass
@@ -33,6 +46,7 @@ class BatchTranslator:
     cache: TranslationCache | None = None
     fingerprint: str = ""
     runner: MethodRunner = field(default_factory=MethodRunner)
+    backend: BatchBackend | None = None  # None: the method runs in this process
     _order: list[int] = field(default_factory=list)
     _position: dict[int, int] = field(default_factory=dict)
     _started: dict[int, _Started] = field(default_factory=dict)
@@ -48,18 +62,31 @@ class BatchTranslator:
         for ahead in self._ahead_of(batch):
             self._start(ahead)
         started = self._started.pop(batch)
-        fresh, warnings = collect_batch(self.runner, started.pending)
+        fresh, warnings = self._collect(started.pending)
         store(self.cache, self.fingerprint, started.pending.entries, fresh)
         return {**started.cached, **fresh}, warnings
 
-    def drain(self) -> None:
+    def drain(self, within_s: float | None = None) -> None:
         """When a run stops early (-x, a failed gate, Ctrl-C), wait for the batches started
-        ahead (each within its own timeout) and keep their results in the cache: they may
-        have been paid for. A second Ctrl-C stops the wait."""
+        ahead (each within its own timeout, or ``within_s`` in all with a runner process) and
+        keep their results in the cache: they may have been paid for. A second Ctrl-C stops
+        the wait."""
+        if within_s is not None and self.backend is not None:
+            self.backend.limit_waits(within_s)
         for started in self._started.values():
-            fresh, _ = collect_batch(self.runner, started.pending)
+            fresh, _ = self._collect(started.pending)
             store(self.cache, self.fingerprint, started.pending.entries, fresh)
         self._started.clear()
+
+    def close(self) -> None:
+        self.runner.close()
+        if self.backend is not None:
+            self.backend.close()
+
+    def _collect(self, pending: PendingBatch) -> tuple[dict[str, MethodResult], list[str]]:
+        if self.backend is not None:
+            return self.backend.collect(pending)
+        return collect_batch(self.runner, pending)
 
     def _ahead_of(self, batch: int) -> list[int]:
         depth = self.config.concurrency // max(self.config.batch_size, 1) - 1
@@ -72,5 +99,8 @@ class BatchTranslator:
         if batch in self._started:
             return
         cached, missing = split_cached(self.cache, self.fingerprint, self.batches[batch])
-        pending = submit_batch(self.runner, self.method(), missing, self.config)
+        if self.backend is not None:
+            pending = self.backend.submit(missing, self.config)
+        else:
+            pending = submit_batch(self.runner, self.method(), missing, self.config)
         self._started[batch] = _Started(cached, pending)

@@ -50,6 +50,7 @@ class RunState:
     baseline: Comparable | None = None
     baseline_note: str = ""
     _method: TranslationMethod | None = None
+    isolation: Any = None  # run/isolation.py: runner process, sandbox, gateway
     _local: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

@@ -93,6 +93,7 @@ class PendingBatch:
     started: float
     timeout_s: float
     failure: str | None = None
+    ticket: int | None = None  # the batch's number in a runner process (run/runner_client.py)
 
 
 def submit_batch(
@@ -131,10 +132,17 @@ def collect_batch(
         return _all_failed(entries, message), []
     except Exception as exc:
         return _all_failed(entries, f"method raised {type(exc).__name__}: {exc}"), []
-    elapsed = time.perf_counter() - pending.started
+    return check_results(entries, raw, time.perf_counter() - pending.started)
+
+
+def check_results(
+    entries: Sequence[Entry], raw: Any, elapsed_s: float
+) -> tuple[dict[str, MethodResult], list[str]]:
+    """One checked result per entry from what a method returned for the batch, wherever the
+    method ran (in this process or in a runner process)."""
     if not isinstance(raw, list):
         return _all_failed(entries, f"method returned {type(raw).__name__}, not a list"), []
-    return _match_results(entries, raw, elapsed / max(len(entries), 1))
+    return _match_results(entries, raw, elapsed_s / max(len(entries), 1))
 
 
 def _match_results(
@@ -188,6 +196,11 @@ def _checked(entry: Entry, result: dict[str, Any], fallback_latency: float) -> M
 
 def _failed(entry: Entry, message: str) -> MethodResult:
     return {"id": entry.id, "predicted": None, "error": message, "latency_s": None}
+
+
+def all_failed(entries: Sequence[Entry], message: str) -> dict[str, MethodResult]:
+    """Every entry of a batch failed with the same message."""
+    return _all_failed(entries, message)
 
 
 def _all_failed(entries: Sequence[Entry], message: str) -> dict[str, MethodResult]:

@@ -1,0 +1,58 @@
+"""The runner protocol: JSON lines over the runner process's stdin and stdout.
+
+Each message is one JSON object on one line (UTF-8, ``\\n``-terminated), with a ``type``:
+
+harness -> runner
+    ``{"type": "start", "method": MethodRef, "config": RunConfig}``: build the method (import
+    its code, construct it, call ``prepare(config)``). Sent once, first.
+    ``{"type": "translate", "ticket": int, "entries": [MethodEntry, ...]}``: translate one
+    batch. Several tickets may be in flight; replies come in any order.
+    ``{"type": "stop"}``: exit. End of input means the same: the harness is gone.
+
+runner -> harness
+    ``{"type": "ready", "describe": MethodDescription}``: the method is built.
+    ``{"type": "fatal", "error": str}``: the method cannot be built; the runner exits.
+    ``{"type": "result", "ticket": int, "results": [...]}``: the method's results, unchecked
+    (the harness checks them against the batch, as it does in process).
+    ``{"type": "error", "ticket": int, "error": str}``: the batch failed as a whole.
+
+Only source-side fields of entries travel (``SOURCE_SIDE_FIELDS``), and the runner's command
+line names no corpus: what the harness knows is not in the runner's memory.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Any
+
+#: A runner that sends a longer line is broken or hostile; the harness stops reading it.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+
+
+class ProtocolError(Exception):
+    """A line that is not one JSON object of a known type."""
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as one line; ASCII-escaped so lone surrogates survive the pipe."""
+    return json.dumps(message, ensure_ascii=True, separators=(",", ":")).encode() + b"\n"
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        raise ProtocolError(f"not JSON: {str(exc)[:200]}") from None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise ProtocolError("not a message object with a 'type'")
+    return message
+
+
+def read_message(stream: IO[bytes]) -> dict[str, Any] | None:
+    """The next message, or None at end of input."""
+    line = stream.readline(MAX_LINE_BYTES + 1)
+    if not line:
+        return None
+    if len(line) > MAX_LINE_BYTES:
+        raise ProtocolError(f"line longer than {MAX_LINE_BYTES} bytes")
+    return decode(line)

@@ -1,0 +1,282 @@
+"""The harness's side of a runner process: start it, hand it batches, wait for each within
+its deadline, and kill it (its whole process group) when it overruns, exits or garbles.
+
+A batch's entries become errors that say what happened (timeout and kill, exit code, broken
+protocol); the next batch gets a fresh runner. The batch the harness was waiting for takes
+the blame; other batches that were in flight in the same process run once more on the fresh
+runner, since they may have done nothing wrong.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_mteval.corpus import Entry
+from pytest_mteval.methods.loader import MethodLoadError
+from pytest_mteval.methods.protocol import MethodResult, RunConfig
+from pytest_mteval.run.method_ref import MethodRef
+from pytest_mteval.run.protocol import ProtocolError, encode, read_message
+from pytest_mteval.run.translate import PendingBatch, all_failed, check_results, method_view
+
+#: How long past a batch's timeout the runner may take to answer before it is killed.
+GRACE_S = 1.0
+#: How long a runner may take to import and build its method.
+START_TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How to start a runner: its command line, environment and folder, and a label."""
+
+    argv: list[str]
+    env: dict[str, str] | None = None
+    cwd: str | None = None
+    label: str = "process"
+
+
+class RunnerProcess:
+    """One runner child, its replies by ticket, and the last lines of its stderr."""
+
+    def __init__(self, launch: Launch) -> None:
+        self.proc = subprocess.Popen(
+            launch.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=launch.env,
+            cwd=launch.cwd,
+            start_new_session=True,  # a Ctrl-C meant for the harness never reaches it
+        )
+        self.cond = threading.Condition()
+        self.replies: dict[int, dict[str, Any]] = {}
+        self.ready: dict[str, Any] | None = None
+        self.fatal: str | None = None
+        self.gone = False
+        self.killed: str | None = None
+        self.blamed = False  # one batch already took the blame for this process's end
+        self.broken: str | None = None
+        self.tail: deque[str] = deque(maxlen=5)
+        for target in (self._read_out, self._read_err):
+            threading.Thread(target=target, daemon=True).start()
+
+    def _read_out(self) -> None:
+        assert self.proc.stdout is not None
+        try:
+            while (message := read_message(self.proc.stdout)) is not None:
+                with self.cond:
+                    self._take(message)
+                    self.cond.notify_all()
+        except (ProtocolError, OSError, ValueError) as exc:
+            self.broken = f"runner broke the protocol: {exc}"
+            self.kill(self.broken)
+        with self.cond:
+            self.gone = True
+            self.cond.notify_all()
+
+    def _take(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "ready":
+            self.ready = message.get("describe") or {}
+        elif kind == "fatal":
+            self.fatal = str(message.get("error"))[:2000]
+        elif kind in ("result", "error") and isinstance(message.get("ticket"), int):
+            self.replies[message["ticket"]] = message
+
+    def _read_err(self) -> None:
+        assert self.proc.stderr is not None
+        for raw in self.proc.stderr:
+            line = raw.decode("utf-8", "replace").rstrip()
+            if line:
+                self.tail.append(line[:300])
+
+    def send(self, message: dict[str, Any]) -> bool:
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(encode(message))
+            self.proc.stdin.flush()
+            return True
+        except (OSError, ValueError):
+            return False
+
+    def wait_for(self, ready: Any, deadline: float) -> bool:
+        """Wait until ``ready()`` or the process is gone or ``deadline`` (monotonic) passes."""
+        with self.cond:
+            while not ready() and not self.gone:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self.cond.wait(left)
+            return bool(ready())
+
+    def kill(self, why: str) -> None:
+        """SIGKILL to the whole process group: the method's own children die with it."""
+        if self.killed is None:
+            self.killed = why
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(5)
+
+    def stop(self) -> None:
+        self.send({"type": "stop"})
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(0.5)
+        self.kill("stopped by the harness")
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+
+    def exit_note(self) -> str:
+        """Why the process is gone, for the entries it took with it: its own exit code or
+        signal when it ended by itself, else why the harness killed it."""
+        if self.broken:
+            return self.broken
+        try:
+            code: int | None = self.proc.wait(2)
+        except subprocess.TimeoutExpired:
+            code = None
+        last = f" (stderr: {self.tail[-1]})" if self.tail else ""
+        if code is not None and code >= 0:
+            return f"runner process exited with code {code} while translating{last}"
+        if self.killed and code in (None, -signal.SIGKILL):
+            return f"runner process killed: {self.killed}"
+        return f"runner process died of signal {-(code or 0)} while translating{last}"
+
+
+@dataclass
+class ProcessBackend:
+    """Batches translated by runner processes, one at a time, restarted when one is lost."""
+
+    launch: Launch
+    ref: MethodRef
+    runner_config: RunConfig
+    name: str = "method"
+    #: Run the method's preflight in the first runner (the controller's, before any item).
+    preflight: bool = False
+    description: dict[str, Any] = field(default_factory=dict)
+    events: list[str] = field(default_factory=list)
+    restarts: int = 0
+    _process: RunnerProcess | None = None
+    _owner: dict[int, RunnerProcess] = field(default_factory=dict)
+    _retried: set[int] = field(default_factory=set)
+    _tickets: itertools.count[int] = field(default_factory=itertools.count)
+    _hard_deadline: float | None = None
+
+    def start(self) -> dict[str, Any]:
+        """Start a runner and build the method in it; its description, or MethodLoadError."""
+        process = RunnerProcess(self.launch)
+        message = {
+            "type": "start",
+            "method": self.ref,
+            "config": self.runner_config.to_json(),
+            "preflight": self.preflight,
+        }
+        sent = process.send(message)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        ok = sent and process.wait_for(lambda: process.ready is not None or process.fatal, deadline)
+        if not ok or process.ready is None:
+            why = process.fatal or (
+                f"no answer within {START_TIMEOUT_S:g}s"
+                if not process.gone
+                else process.exit_note()
+            )
+            process.kill("failed to start")
+            where = f"in its runner ({self.launch.label})"
+            raise MethodLoadError(f"method {self.name!r} cannot start {where}: {why}")
+        self._process = process
+        self.preflight = False  # once per run: a fresh runner after a kill skips it
+        self.description = process.ready
+        return process.ready
+
+    def submit(self, entries: Sequence[Entry], config: RunConfig) -> PendingBatch:
+        pending = PendingBatch(list(entries), None, time.perf_counter(), config.timeout_s)
+        if entries:
+            self._send(pending)
+        return pending
+
+    def _send(self, pending: PendingBatch, attempt: int = 0) -> None:
+        try:
+            process = self._current()
+        except MethodLoadError as exc:
+            pending.failure = str(exc)
+            return
+        pending.started = time.perf_counter()  # a fresh runner's start is not the batch's time
+        ticket = next(self._tickets)
+        pending.ticket = ticket
+        self._owner[ticket] = process
+        entries = [method_view(e) for e in pending.entries]
+        if process.send({"type": "translate", "ticket": ticket, "entries": entries}):
+            return
+        # the runner died since the last batch (another batch's doing): a fresh one, once
+        process.kill("its input closed")
+        self._process = None
+        if attempt == 0:
+            self._send(pending, attempt=1)
+        else:
+            pending.failure = process.exit_note()
+
+    def _current(self) -> RunnerProcess:
+        if self._process is None or self._process.gone:
+            if self._process is not None:
+                self.restarts += 1
+            self.start()
+        assert self._process is not None
+        return self._process
+
+    def collect(self, pending: PendingBatch) -> tuple[dict[str, MethodResult], list[str]]:
+        entries = pending.entries
+        if pending.failure is not None:
+            return all_failed(entries, pending.failure), []
+        if pending.ticket is None:
+            return {}, []
+        ticket = pending.ticket
+        process = self._owner.pop(ticket)
+        deadline = time.monotonic() + pending.timeout_s + GRACE_S
+        deadline -= time.perf_counter() - pending.started
+        if self._hard_deadline is not None:
+            deadline = min(deadline, self._hard_deadline)
+        answered = process.wait_for(lambda: ticket in process.replies, deadline)
+        if answered:
+            reply = process.replies.pop(ticket)
+            if reply["type"] == "error":
+                return all_failed(entries, str(reply.get("error"))[:2000]), []
+            return check_results(
+                entries, reply.get("results"), time.perf_counter() - pending.started
+            )
+        if process.blamed and ticket not in self._retried and self._hard_deadline is None:
+            self._retried.add(ticket)  # lost with another batch's runner: once more
+            self._send(pending)
+            return self.collect(pending)
+        process.blamed = True
+        if process.gone:
+            message = process.exit_note()
+        elif self._hard_deadline is not None and time.monotonic() >= self._hard_deadline:
+            message = "not finished: the run was interrupted"
+            process.kill(message)
+        else:
+            message = (
+                f"timeout: method did not return within {pending.timeout_s:g}s; "
+                "its runner process was killed"
+            )
+            process.kill(f"a batch overran its {pending.timeout_s:g}s timeout")
+        self.events.append(f"batch of entry {entries[0].key!r}: {message}")
+        return all_failed(entries, message), []
+
+    def limit_waits(self, seconds: float) -> None:
+        self._hard_deadline = time.monotonic() + seconds
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.stop()
+            self._process = None

@@ -1,0 +1,112 @@
+"""The sandbox: a runner process in new kernel namespaces, through Debian's bubblewrap.
+
+The runner sees the system's read-only program folders, the Python installation, this
+package, the method's folder and the files it was told about (analyzer, price table), all
+read-only; a private ``/tmp``; its own ``/proc`` (no other process is visible); and, for an
+A1 method, the LLM gateway's socket. It has no network interface but its own loopback, no
+environment but a few plain variables, and none of: the corpus, the cards, the cache, the
+baseline, the home folder, ``/etc`` beyond certificates and the loader's files.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import pytest_mteval
+from pytest_mteval.run.runner_client import Launch
+
+#: Where the gateway's socket folder appears inside the sandbox.
+GATEWAY_DIR_INSIDE = "/run/mteval"
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32")
+_ETC = ("/etc/ssl", "/etc/ca-certificates", "/etc/localtime", "/etc/ld.so.cache",
+        "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives")  # fmt: skip
+
+
+class SandboxError(Exception):
+    """The sandbox cannot be used for this run; one line says why."""
+
+
+def _system_args() -> list[str]:
+    args: list[str] = []
+    for name in _SYSTEM_DIRS:
+        path = Path(name)
+        if path.is_symlink():
+            args += ["--symlink", str(path.readlink()), name]
+        elif path.is_dir():
+            args += ["--ro-bind", name, name]
+    for name in _ETC:
+        args += ["--ro-bind-try", name, name]
+    return args
+
+
+def _base_args() -> list[str]:
+    return [
+        "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+        "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/run",
+        "--hostname", "mteval-sandbox", "--clearenv",
+        "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp",
+        "--setenv", "LANG", "C.UTF-8", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
+        *_system_args(),
+    ]  # fmt: skip
+
+
+@lru_cache(maxsize=1)
+def sandbox_problem() -> str | None:
+    """Why namespaces cannot be made here (no bubblewrap, or the kernel refuses), else None."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
+    try:
+        probe = subprocess.run(
+            [bwrap, *_base_args(), "--", "/bin/true"], capture_output=True, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap cannot run: {exc}"
+    if probe.returncode != 0:
+        said = probe.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"the kernel refuses new namespaces here: {said[-1] if said else probe.returncode}"
+    return None
+
+
+def python_paths() -> list[Path]:
+    """What the runner needs to start Python and import this package and its dependencies."""
+    package = Path(pytest_mteval.__file__).resolve().parent
+    found = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), package}
+    found.add(Path(sys.executable).resolve().parent.parent)
+    return sorted(found)
+
+
+def sandbox_launch(
+    method_dir: Path,
+    readable: Sequence[Path],
+    protected: Sequence[Path],
+    gateway_dir: Path | None,
+) -> Launch:
+    """The bwrap command line for one runner; SandboxError if a protected path would show."""
+    problem = sandbox_problem()
+    if problem is not None:
+        raise SandboxError(f"--mteval-sandbox=netns: {problem}")
+    shown = [*python_paths(), method_dir.resolve(), *(p.resolve() for p in readable)]
+    for secret in protected:
+        target = secret.resolve()
+        for path in shown:
+            if target == path or target.is_relative_to(path):
+                raise SandboxError(
+                    f"--mteval-sandbox=netns: {secret} is inside {path}, which the sandbox "
+                    "shows to the method; move it elsewhere"
+                )
+    bwrap = shutil.which("bwrap") or "bwrap"
+    args = [bwrap, *_base_args()]
+    for path in shown:
+        if path.exists():
+            args += ["--ro-bind", str(path), str(path)]
+    if gateway_dir is not None:
+        args += ["--ro-bind", str(gateway_dir), GATEWAY_DIR_INSIDE]
+    args += ["--chdir", str(method_dir.resolve()), "--", sys.executable, "-I", "-m",
+             "pytest_mteval.run.runner_main"]  # fmt: skip
+    return Launch(args, env={}, cwd=None, label="sandbox netns")

@@ -1,0 +1,202 @@
+"""Methods run in a runner process: what they do there cannot reach the harness's memory,
+hang the run, or lose more than their own batch."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import REPO, envelope, flores_entries
+from methods_for_tests import write_probe
+
+pytest_plugins = ["pytester"]
+
+THIEF = REPO / "tests" / "hostile_methods" / "thief"
+
+#: Fails only the batch holding entry 1, in the way method arg ``fault`` names; the others
+#: come back upper-cased. Logs each call beside its folder, like methods_for_tests.PROBE.
+FAULTY = """
+import asyncio, json, os, signal, sys, time
+from pathlib import Path
+
+LOG = Path(__file__).parent.with_name("calls.jsonl")
+
+async def _explode():
+    raise KeyboardInterrupt("in a task")
+
+class Probe:
+    async def translate(self, entries, config):
+        with LOG.open("a", encoding="utf-8") as log:
+            log.write(json.dumps({"ids": [e["id"] for e in entries], "pid": os.getpid()}) + "\\n")
+        fault = config.method_args.get("fault", "")
+        if any(str(e["id"]) == config.method_args.get("at", "1") for e in entries):
+            if fault == "block":
+                time.sleep(600)
+            if fault == "exit":
+                sys.exit(3)
+            if fault == "keyboard":
+                raise KeyboardInterrupt("pressed inside the method")
+            if fault == "keyboard-task":
+                await asyncio.gather(_explode())
+            if fault == "base":
+                raise BaseException("not an Exception")
+            if fault == "os-exit":
+                os._exit(7)
+            if fault == "segfault":
+                os.kill(os.getpid(), signal.SIGSEGV)
+        return [{"id": e["id"], "predicted": e["source"].upper()} for e in entries]
+"""
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    path = tmp_path / "six.json"
+    path.write_text(json.dumps(envelope(flores_entries(6))), encoding="utf-8")
+    return path
+
+
+def rows(card):
+    return {row["entry_id"]: row for row in card["results"]}
+
+
+@pytest.mark.parametrize(
+    ("fault", "says"),
+    [
+        ("block", "did not return within 2s; its runner process was killed"),
+        ("exit", "method raised SystemExit: 3"),
+        ("keyboard", "method raised KeyboardInterrupt: pressed inside the method"),
+        ("keyboard-task", "runner process exited with code 3"),
+        ("base", "method raised BaseException: not an Exception"),
+        ("os-exit", "runner process exited with code 7"),
+        ("segfault", "runner process died of signal 11"),
+    ],
+)
+def test_a_fault_fails_its_batch_only_and_the_next_batch_runs(pytester, corpus, fault, says):
+    probe = write_probe(pytester.path, FAULTY)
+    card_path = pytester.path / "card.json"
+    started = time.monotonic()
+    result = pytester.runpytest(
+        f"--mteval-corpus={corpus}",
+        f"--mteval-method={probe}",
+        f"--mteval-method-arg=fault={fault}",
+        "--mteval-batch-size=3",
+        "--mteval-timeout=2",
+        f"--mteval-run-card={card_path}",
+    )
+    elapsed = time.monotonic() - started
+    card = json.loads(card_path.read_text(encoding="utf-8"))
+    by_id = rows(card)
+    assert len(by_id) == 6
+    for key in ("1", "2", "3"):
+        assert says in by_id[key]["error"], by_id[key]["error"]
+    sources = {str(e["id"]): e["source"] for e in flores_entries(6)}
+    for key in ("4", "5", "6"):
+        assert by_id[key]["error"] is None
+        assert by_id[key]["predicted"] == sources[key].upper()
+    result.assert_outcomes(passed=3, failed=3)
+    assert "Traceback" not in result.stdout.str()
+    assert elapsed < 60  # a 600 s block ended at the 2 s timeout plus a grace
+    assert card["runner"]["mode"] == "process"
+
+
+def test_one_batch_per_runner_call_and_a_fresh_runner_after_a_kill(pytester, corpus):
+    probe = write_probe(pytester.path, FAULTY)
+    card_path = pytester.path / "card.json"
+    pytester.runpytest(
+        f"--mteval-corpus={corpus}",
+        f"--mteval-method={probe}",
+        "--mteval-method-arg=fault=block",
+        "--mteval-batch-size=3",
+        "--mteval-concurrency=1",  # one batch in flight: batch 2 starts after the kill
+        "--mteval-timeout=1",
+        f"--mteval-run-card={card_path}",
+    )
+    log = [json.loads(line) for line in (pytester.path / "calls.jsonl").read_text().splitlines()]
+    assert [call["ids"] for call in log] == [[1, 2, 3], [4, 5, 6]]
+    assert log[0]["pid"] != log[1]["pid"]  # the blocked runner was killed, not reused
+    card = json.loads(card_path.read_text(encoding="utf-8"))
+    assert card["runner"]["restarts"] == 1
+    assert any("overran" in e or "did not return" in e for e in card["runner"]["events"])
+
+
+def test_the_harness_memory_and_command_line_are_out_of_reach(pytester, corpus):
+    """In process the thief finds every reference by scanning live objects or by reading the
+    corpus path from the command line; in a runner process it finds none."""
+    stolen = {}
+    for runner in ("inprocess", "process"):
+        card_path = pytester.path / f"{runner}.json"
+        pytester.runpytest(
+            f"--mteval-corpus={corpus}",
+            f"--mteval-method={THIEF}",
+            f"--mteval-runner={runner}",
+            f"--mteval-run-card={card_path}",
+            "--mteval-no-cache",
+        )
+        card = json.loads(card_path.read_text(encoding="utf-8"))
+        stolen[runner] = card["scores"]["exact_match_rate"]
+        attempts = card["results"][0]["metadata"]["attempts"]
+        if runner == "process":
+            assert attempts["gc"] == "references found: 0"
+            assert attempts["argv"] == "corpus paths found: []"
+            assert all(r["predicted"].startswith("nothing stolen") for r in card["results"])
+    assert stolen["inprocess"] == 1.0  # the threat is real when the method shares the process
+    assert stolen["process"] == 0.0
+
+
+def test_ctrl_c_ends_a_run_with_a_hung_method_quickly(pytester, corpus):
+    probe = write_probe(pytester.path, FAULTY)
+    card_path = pytester.path / "card.json"
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+            f"--mteval-corpus={corpus}", f"--mteval-method={probe}",
+            "--mteval-method-arg=fault=block", "--mteval-method-arg=at=4",
+            "--mteval-batch-size=3", "--mteval-concurrency=1", "--mteval-timeout=600",
+            f"--mteval-run-card={card_path}",
+        ],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+        cwd=pytester.path,
+    )  # fmt: skip
+    log = pytester.path / "calls.jsonl"
+    deadline = time.monotonic() + 60
+    while (
+        time.monotonic() < deadline
+        and len(log.read_text().splitlines() if log.exists() else []) < 2
+    ):
+        time.sleep(0.05)
+    time.sleep(0.3)  # the second batch is blocked in its runner now
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    took = time.monotonic() - sent
+    text = out.decode() + err.decode()
+    print(f"run ended {took:.2f}s after SIGINT")
+    assert took < 10, took  # goal 2 s; bounded loosely for a loaded machine
+    assert "Traceback" not in text
+    card = json.loads(card_path.read_text(encoding="utf-8"))
+    assert card["interrupted"] is True
+    assert sorted(rows(card)) == ["1", "2", "3"]
+
+
+@pytest.mark.parametrize("fault", ["os-exit", "block"])
+def test_under_xdist_a_fault_costs_one_batch_not_a_worker(pytester, corpus, fault):
+    """os._exit or a hang in the method used to take an xdist worker down (INTERNALERROR and
+    lost rows); now only the method's runner goes."""
+    probe = write_probe(pytester.path, FAULTY)
+    card_path = pytester.path / "card.json"
+    result = pytester.runpytest(
+        f"--mteval-corpus={corpus}", f"--mteval-method={probe}",
+        f"--mteval-method-arg=fault={fault}", "--mteval-batch-size=3", "--mteval-timeout=2",
+        f"--mteval-run-card={card_path}", "-n", "2",
+    )  # fmt: skip
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    result.assert_outcomes(passed=3, failed=3)
+    card = json.loads(card_path.read_text(encoding="utf-8"))
+    errors = {key: row["error"] for key, row in rows(card).items()}
+    assert sorted(errors) == ["1", "2", "3", "4", "5", "6"]
+    assert all(errors[key] for key in ("1", "2", "3"))
+    assert not any(errors[key] for key in ("4", "5", "6"))
