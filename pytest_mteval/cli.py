@@ -9,7 +9,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_mteval import runcard
+from pytest_mteval.audit_cli import add_audit_command
+from pytest_mteval.cards.signing import SigningError
 from pytest_mteval.compare_cli import add_compare_command
+from pytest_mteval.corpus_crypto_cli import add_corpus_crypto_commands
+from pytest_mteval.signing_cli import add_keygen_command, add_public_key_option, signature_line
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -17,10 +21,12 @@ def _verify(args: argparse.Namespace) -> int:
     try:
         card = runcard.load(path)
         runcard.verify(card, path)
-    except runcard.RunCardError as exc:
+        signed = signature_line(card, path, args.public_key)
+    except (runcard.RunCardError, SigningError) as exc:
         print(f"INVALID {exc}")
         return 1
     print(f"OK {path}: schema, fingerprint and run_card_hash verify ({card['run_card_hash'][:12]})")
+    print(f"   {signed}")
     return 0
 
 
@@ -34,11 +40,17 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     verify = commands.add_parser("verify", help="re-check a run card's schema and hash")
     verify.add_argument("card", help="path of the run card JSON")
+    add_public_key_option(verify)
     verify.set_defaults(run=_verify)
     schema = commands.add_parser("schema", help="print a JSON Schema")
     schema.add_argument("which", choices=["run-card"])
     schema.set_defaults(run=_schema)
     add_compare_command(commands)
+    add_keygen_command(commands)
+    add_audit_command(commands)
+    corpus = commands.add_parser("corpus", help="work with corpus files")
+    corpus_commands = corpus.add_subparsers(dest="corpus_command", required=True)
+    add_corpus_crypto_commands(corpus_commands)
     return parser
 
 

@@ -13,6 +13,7 @@ import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
 
 from pytest_mteval.regressions import entry_verdict
+from pytest_mteval.run.redaction import WITHHELD_ERROR, redact_row
 from pytest_mteval.state import RunState
 
 
@@ -69,9 +70,16 @@ class EntryItem(pytest.Item):
         state = self.state
         self.record = record = state.record_for(self.index)
         baseline_row = state.baseline.rows.get(record["entry_id"]) if state.baseline else None
-        if baseline_row is not None and _texts(baseline_row) != _texts(record):
+        same_data = state.baseline is not None and state.baseline.dataset_sha256 == (
+            state.corpus.sha256
+        )  # then texts agree, even where the baseline's card withholds them
+        if baseline_row is not None and not same_data and _texts(baseline_row) != _texts(record):
             baseline_row = None  # the entry changed: the gate leaves it out, so does its item
-        verdict = entry_verdict(baseline_row, record, state.settings.entry_gate)
+        if state.secrecy.withheld:  # reasons and card must not quote text (run/redaction.py)
+            baseline_row = None if baseline_row is None else redact_row(baseline_row)
+            verdict = entry_verdict(baseline_row, redact_row(record), state.settings.entry_gate)
+        else:
+            verdict = entry_verdict(baseline_row, record, state.settings.entry_gate)
         if verdict.failed:
             raise EntryRegression(verdict.card_text)
         if record["error"] is not None:
@@ -82,6 +90,9 @@ class EntryItem(pytest.Item):
     ) -> str | TerminalRepr:
         if isinstance(excinfo.value, EntryRegression):
             return str(excinfo.value)
+        if isinstance(excinfo.value, EntryError) and self.state.secrecy.withheld:
+            key = self.state.corpus.entries[self.index].key
+            return f"translation failed for entry {key!r}\n  {WITHHELD_ERROR}"
         if isinstance(excinfo.value, EntryError):
             entry = self.state.corpus.entries[self.index]
             return (

@@ -133,6 +133,11 @@ def load_corpus(path: str | Path) -> Corpus:
         raw_bytes = path.read_bytes()
     except OSError as exc:
         raise CorpusError(f"{path}: cannot read corpus file: {exc.strerror or exc}") from None
+    return parse_corpus(path, raw_bytes)
+
+
+def parse_corpus(path: Path, raw_bytes: bytes) -> Corpus:
+    """Map and validate a corpus's bytes (read from ``path``, or decrypted in memory)."""
     try:
         raw = json.loads(raw_bytes.decode("utf-8"))
     except UnicodeDecodeError as exc:

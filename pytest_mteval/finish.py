@@ -9,8 +9,11 @@ from typing import Any
 
 from pytest_mteval.build_card import build_card
 from pytest_mteval.cache import cache_totals
+from pytest_mteval.cards.signing import sign
 from pytest_mteval.gate import GateVerdict, evaluate_gate
+from pytest_mteval.methods.audit import audit_flags
 from pytest_mteval.methods.manifest import MethodCard
+from pytest_mteval.run.redaction import redact_card
 from pytest_mteval.runcard import RunCardError, replace, seal, write_new
 from pytest_mteval.state import RunState
 
@@ -20,6 +23,7 @@ class FinishedRun:
     card: dict[str, Any]
     card_path: str
     verdict: GateVerdict
+    planted: bool = False  # someone else created the card path during the run
 
 
 def finish_run(
@@ -39,13 +43,31 @@ def finish_run(
     card["gate"] = {**verdict.to_json(), "baseline_note": state.baseline_note}
     fingerprint = state.translator.fingerprint or None  # None: no cache in use
     card["cache"] = {"method_fingerprint": fingerprint, **cache_totals(records)}
+    if state.audit is not None:
+        card["method"]["audit"] = state.audit
+        card["flags"].extend(audit_flags(state.audit))
+    target = state.settings.run_card or default_path
+    planted = target.exists() and not state.card_path_existed
+    if planted:
+        card["flags"].append(
+            {
+                "code": "card_path_planted",
+                "message": f"{target} appeared during the run and was not written by the "
+                "harness (by the method?): it is not this run's card, which is written beside it",
+                "entry_ids": [],
+            }
+        )
     extend(card)
+    if state.secrecy.withheld:
+        redact_card(card, state.secrecy)
     seal(card)
+    if state.signer is not None:
+        sign(card, state.signer)
     try:
-        path = str(write_new(card, state.settings.run_card or default_path))
+        path = str(write_new(card, target))
     except (OSError, RunCardError) as exc:
         path = f"NOT WRITTEN: {exc}"
-    return FinishedRun(card, path, verdict)
+    return FinishedRun(card, path, verdict, planted)
 
 
 def update_baseline(state: RunState, card: dict[str, Any], passed: bool) -> str:

@@ -36,6 +36,9 @@ _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("significance", "a drop fails only when paired bootstrap p < this (0.05; 0 = off)", "0.05"),
     ("entry-max-drop", "an entry fails when its chrF++ drops by more than this (10)", "10"),
     ("entry-min-chrf", "without a baseline, an entry fails below this chrF++", None),
+    ("corpus-key-file", "file holding an encrypted corpus's key (mteval corpus encrypt)", None),
+    ("corpus-key-env", "environment variable holding the key of an encrypted corpus", None),
+    ("sign-key", "Ed25519 private key (mteval keygen) that signs the run card", None),
 )
 #: Options that may be given several times (and are space-separated lists as ini keys).
 _LIST_OPTIONS: tuple[tuple[str, str], ...] = (
@@ -51,6 +54,7 @@ _FLAG_OPTIONS: tuple[tuple[str, str], ...] = (
     ("update-baseline", "after a passing run, write its card to the baseline path"),
     ("no-cache", "do not read or write the translation cache (.mteval/cache)"),
     ("dry-run", "collect and estimate tokens and cost without calling the method"),
+    ("scores-only", "card and terminal carry ids, scores and flags, never corpus or output text"),
 )
 
 
@@ -107,6 +111,10 @@ class Settings:
     update_baseline: bool = False
     no_cache: bool = False
     dry_run: bool = False
+    corpus_key_file: Path | None = None
+    corpus_key_env: str | None = None
+    sign_key: Path | None = None
+    scores_only: bool = False
 
 
 def read_settings(config: pytest.Config) -> Settings:
@@ -178,6 +186,10 @@ def read_settings(config: pytest.Config) -> Settings:
         update_baseline=flag("update-baseline"),
         no_cache=flag("no-cache"),
         dry_run=flag("dry-run"),
+        corpus_key_file=path("corpus-key-file"),
+        corpus_key_env=value("corpus-key-env"),
+        sign_key=path("sign-key"),
+        scores_only=flag("scores-only"),
     )
 
 

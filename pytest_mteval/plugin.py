@@ -215,7 +215,7 @@ class ActiveRun:
             lambda card: self.config.hook.pytest_mteval_run_card(card=card, config=self.config),
             self._default_card_path(),
         )
-        if not self.finished.verdict.passed:
+        if not self.finished.verdict.passed or self.finished.planted:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         elif self.state.settings.update_baseline:
             passed = session.exitstatus == pytest.ExitCode.OK

@@ -6,12 +6,16 @@ batches, the same baseline rows and the same method fingerprint.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import pytest_mteval
 from pytest_mteval.baseline import BaselineError, load_baseline
 from pytest_mteval.cache import TranslationCache, fingerprint_components, method_fingerprint
-from pytest_mteval.corpus import CorpusError, load_corpus
+from pytest_mteval.cards.signing import SigningError, load_private_key
+from pytest_mteval.corpus import CorpusError
+from pytest_mteval.methods.audit import AuditError, audit_method
 from pytest_mteval.methods.loader import MethodFactory, MethodLoadError, find_method
 from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
 from pytest_mteval.methods.protocol import RunConfig
@@ -22,6 +26,8 @@ from pytest_mteval.metrics.registry import builtin_metrics
 from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.options import Settings, SettingsError, read_settings
 from pytest_mteval.pricing import PriceError, load_prices
+from pytest_mteval.run.redaction import secrecy_of
+from pytest_mteval.run.secret_corpus import open_corpus
 from pytest_mteval.state import RunState
 
 #: Every error that stops a run before it starts, each with a message shown as is.
@@ -32,6 +38,7 @@ StartError = (
     MethodLoadError,
     BaselineError,
     FstError,
+    SigningError,
 )
 
 
@@ -42,13 +49,16 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         return None, None
     if not settings.method:
         raise SettingsError("--mteval-corpus needs --mteval-method (a folder or a name)")
-    corpus = load_corpus(settings.corpus.resolve()).filtered(
-        settings.segments, settings.domains, settings.difficulties
-    )
+    corpus = open_corpus(
+        settings.corpus.resolve(), settings.corpus_key_file, settings.corpus_key_env
+    ).filtered(settings.segments, settings.domains, settings.difficulties)
     if not corpus.entries:
         raise SettingsError(
             f"{corpus.path}: no entry matches the segment/domain/difficulty filters"
         )
+    existed = settings.run_card is not None and settings.run_card.exists()
+    audit = _audit(settings)  # before the method's code is imported (and could rewrite itself)
+    signer = load_private_key(settings.sign_key) if settings.sign_key else None
     source = find_method(settings.method, settings.method_base, _registered(config))
     ds = corpus.dataset
     if source.manifest and not source.manifest.supports(ds.source_language, ds.target_language):
@@ -87,8 +97,12 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         builtin_metrics=builtin_metrics(context, judge),
         plugin_metrics=[metric for metrics in found for metric in metrics or []],
     )
+    state.secrecy = secrecy_of(corpus, settings.scores_only)
+    state.audit, state.signer, state.card_path_existed = audit, signer, existed
     _check_method(state)
-    if not settings.no_cache and getattr(state.method, "cacheable", True):
+    # a secret run keeps no outputs on disk: an output may quote its source
+    cached = not settings.no_cache and not state.secrecy.withheld
+    if cached and getattr(state.method, "cacheable", True):
         cache = TranslationCache(config.rootpath / ".mteval" / "cache")
         key = (source.name, source.directory, run_config, pytest_mteval.__version__)
         state.translator.cache = cache
@@ -99,6 +113,17 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         state.baseline, state.baseline_note = loaded.comparable, loaded.note
     card = load_method_card(settings.method_card) if settings.method_card else None
     return state, card
+
+
+def _audit(settings: Settings) -> dict[str, Any] | None:
+    """The static audit of a method folder, as the card records it (None for a name)."""
+    folder = (settings.method_base / str(settings.method)).resolve()
+    if not (folder / "method.json").is_file():
+        return None
+    try:
+        return audit_method(folder).to_json()
+    except AuditError as exc:
+        raise SettingsError(f"--mteval-method: {exc}") from None
 
 
 def _check_method(state: RunState) -> None:

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from pytest_mteval.batches import BatchTranslator
 from pytest_mteval.comparable import Comparable
 from pytest_mteval.corpus import Corpus, Entry
@@ -20,6 +22,7 @@ from pytest_mteval.methods.loader import MethodSource
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 from pytest_mteval.metrics.base import Metric
 from pytest_mteval.options import Settings
+from pytest_mteval.run.redaction import Secrecy
 from pytest_mteval.translate import MethodRunner
 
 _UNSAFE = re.compile(r"[^\w.\-]+")
@@ -51,6 +54,10 @@ class RunState:
     baseline_note: str = ""
     _method: TranslationMethod | None = None
     _local: dict[str, dict[str, Any]] = field(default_factory=dict)
+    secrecy: Secrecy = field(default_factory=Secrecy)  # text withheld? (run/redaction.py)
+    audit: dict[str, Any] | None = None  # the method folder's static audit, for the card
+    signer: Ed25519PrivateKey | None = None  # signs the sealed card (--mteval-sign-key)
+    card_path_existed: bool = False  # --mteval-run-card existed before any method code ran
 
     def __post_init__(self) -> None:
         entries = self.corpus.entries

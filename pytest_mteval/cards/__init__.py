@@ -1,0 +1,1 @@
+"""Run cards: sealing, signing and verifying."""
