@@ -163,7 +163,8 @@ def test_strict_fails_on_any_finding_and_json_lists_them(tmp_path):
 def test_unauditable_folder_is_one_line(tmp_path):
     result = mteval("audit", str(tmp_path))
     assert result.returncode == 2
-    assert result.stdout.count("\n") == 1 and "method.json" in result.stdout
+    assert result.stdout.count("\n") == 1
+    assert "method.json" in result.stdout
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in METHODS.iterdir() if p.is_dir()))

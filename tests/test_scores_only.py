@@ -120,7 +120,8 @@ def test_the_gate_and_its_entries_work_against_a_scores_only_baseline(pytester):
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*mteval gate*", "*composite*FAIL*"])
     expected = regressed_ids(GPT55, HAIKU)
-    assert expected and failed_entry_ids(result) == expected
+    assert expected
+    assert failed_entry_ids(result) == expected
     output = result.stdout.str()
     result.stdout.fnmatch_lines(["*regressed:*", "*chrF++ dropped*", "*withheld (secret run*"])
     assert "Traceback" not in output

@@ -4,6 +4,7 @@ plaintext in no file it writes (card, cache, pytest's cache) and not in its term
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import stat
@@ -61,7 +62,8 @@ def test_the_format_is_as_documented(clear, sealed):
     raw_key = base64.b64decode(key.read_text().strip())
     assert len(raw_key) == 32
     data = out.read_bytes()
-    assert data[:8] == b"MTEVCORP" and data[8] == 1
+    assert data[:8] == b"MTEVCORP"
+    assert data[8] == 1
     header, nonce, body = data[:9], data[9:21], data[21:]
     # decrypted with the cryptography package directly, from the documented layout
     assert AESGCM(raw_key).decrypt(nonce, body, header) == clear.read_bytes()
@@ -97,7 +99,8 @@ def test_wrong_key_tampering_and_bad_keys_are_one_line(sealed, tmp_path):
         bad.write_bytes(bytes(data))
         result = mteval("corpus", "decrypt", str(bad), "-", "--key-file", str(key))
         assert result.returncode == 1, offset
-        assert result.stdout.count("\n") == 1 and str(bad) in result.stdout
+        assert result.stdout.count("\n") == 1
+        assert str(bad) in result.stdout
     short = tmp_path / "short.key"
     short.write_text(base64.b64encode(b"x" * 16).decode())
     result = mteval("corpus", "decrypt", str(out), "-", "--key-file", str(short))
@@ -110,7 +113,8 @@ def test_encrypt_refuses_to_overwrite_and_to_encrypt_an_invalid_corpus(clear, se
     out, key = sealed
     before = out.read_bytes()
     again = mteval("corpus", "encrypt", str(clear), str(out), "--key-file", str(key))
-    assert again.returncode == 1 and "cannot create" in again.stdout
+    assert again.returncode == 1
+    assert "cannot create" in again.stdout
     assert out.read_bytes() == before
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps(envelope([{"id": 1, "source": "a"}])), encoding="utf-8")
@@ -163,8 +167,6 @@ def test_an_encrypted_corpus_runs_and_its_plaintext_is_written_nowhere(pytester,
     assert loaded["cache"]["method_fingerprint"] is None  # no cache for a secret run
     assert not (pytester.path / ".mteval" / "cache").exists()
     # the dataset is the plaintext's: the card compares with runs of the corpus in the clear
-    import hashlib
-
     assert loaded["dataset"]["sha256"] == hashlib.sha256(clear.read_bytes()).hexdigest()
     assert loaded["scores"]["chrf_plus_plus"] is not None
     assert mteval("verify", str(card)).returncode == 0

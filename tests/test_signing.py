@@ -60,7 +60,8 @@ def test_keygen_writes_a_private_key_only_its_owner_reads(keys, tmp_path):
     assert serialization.load_pem_public_key(public.read_bytes()) == key.public_key()
     before = private.read_bytes()
     again = mteval("keygen", str(private))
-    assert again.returncode == 1 and "exists" in again.stdout
+    assert again.returncode == 1
+    assert "exists" in again.stdout
     assert private.read_bytes() == before  # never overwritten
 
 
@@ -141,7 +142,9 @@ def test_any_edit_fails_even_with_the_hash_recomputed(signed_card, keys, tmp_pat
     path = tmp_path / "forged.json"
     path.write_bytes(runcard.render(dict(edits)["scores.composite"]))
     out = mteval("verify", str(path), "--public-key", str(public))
-    assert out.returncode == 1 and "INVALID" in out.stdout and "does not match" in out.stdout
+    assert out.returncode == 1
+    assert "INVALID" in out.stdout
+    assert "does not match" in out.stdout
 
 
 def test_a_card_re_signed_with_another_key_fails_with_the_right_one(signed_card, keys, tmp_path):
@@ -164,7 +167,8 @@ def test_wrong_public_key_and_unsigned_cards_fail(signed_card, tmp_path, small_c
     other = tmp_path / "other"
     assert mteval("keygen", str(other)).returncode == 0
     wrong = mteval("verify", str(signed_card), "--public-key", f"{other}.pub")
-    assert wrong.returncode == 1 and "not by the given key" in wrong.stdout
+    assert wrong.returncode == 1
+    assert "not by the given key" in wrong.stdout
     unsigned = pytester.path / "unsigned.json"
     pytester.runpytest(
         f"--mteval-corpus={small_corpus}",
@@ -173,7 +177,8 @@ def test_wrong_public_key_and_unsigned_cards_fail(signed_card, tmp_path, small_c
     )
     assert mteval("verify", str(unsigned)).returncode == 0
     refused = mteval("verify", str(unsigned), "--public-key", f"{other}.pub")
-    assert refused.returncode == 1 and "not signed" in refused.stdout
+    assert refused.returncode == 1
+    assert "not signed" in refused.stdout
 
 
 def test_a_signing_key_others_can_read_is_refused(pytester, small_corpus, keys):
