@@ -9,6 +9,7 @@ import sys
 
 import pytest
 from conftest import CORPORA, DATA, METHODS, envelope, flores_entries
+from methods_for_tests import write_probe
 from test_gate_session import failed_entry_ids, regressed_ids
 
 pytest_plugins = ["pytester"]
@@ -155,3 +156,36 @@ def test_secret_segments_withhold_text_without_the_option(pytester):
         "--mteval-segment=development",
     ).assert_outcomes(passed=3)
     assert "redaction" not in json.loads(dev.read_text(encoding="utf-8"))
+
+
+#: A method answering every entry with one sentence: the run's flags quote that output.
+CONSTANT = """
+class Probe:
+    async def translate(self, entries, config):
+        return [{"id": e["id"], "predicted": "Le chat dort sur le canapé."} for e in entries]
+"""
+
+
+def test_flags_keep_their_code_and_entries_but_quote_no_output(pytester):
+    corpus = pytester.path / "c.json"
+    corpus.write_text(json.dumps(envelope(flores_entries(6)), ensure_ascii=False), "utf-8")
+    method = write_probe(pytester.path, CONSTANT)
+    cards = {}
+    for mode in ("plain", "secret"):
+        cards[mode] = pytester.path / f"{mode}.json"
+        result = pytester.runpytest(
+            f"--mteval-corpus={corpus}",
+            f"--mteval-method={method}",
+            f"--mteval-run-card={cards[mode]}",
+            *(["--mteval-scores-only"] if mode == "secret" else []),
+        )
+    plain = json.loads(cards["plain"].read_text(encoding="utf-8"))
+    secret_raw = cards["secret"].read_text(encoding="utf-8")
+    secret = json.loads(secret_raw)
+    codes = {flag["code"] for flag in plain["flags"]}
+    assert "repeated_output" in codes
+    assert any("Le chat dort" in flag["message"] for flag in plain["flags"])  # it does quote
+    assert {flag["code"] for flag in secret["flags"]} == codes
+    assert [f["entry_ids"] for f in secret["flags"]] == [f["entry_ids"] for f in plain["flags"]]
+    assert "Le chat dort" not in secret_raw
+    assert "Le chat dort" not in result.stdout.str()

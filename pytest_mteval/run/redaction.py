@@ -7,13 +7,16 @@ yes/no the metrics produced, and the entry's sufficient statistics (n-gram and e
 from which the gate and ``mteval compare`` recompute and resample corpus scores), but no
 source, reference, variant or prediction text, no method output of any kind (error messages,
 rejected words, metric notes) and no free text that quotes them (warnings, the hallucination
-detector's evidence). The rows say ``text_withheld: true`` and the card says why in
-``redaction``. Counts are not text, but they are not nothing either: a chrF++ count row tells
-the length of a reference in characters, which is judged an acceptable disclosure.
+detector's evidence). Any other string on the card that quotes one of those texts (a flag
+naming a repeated output, a method's self-description echoing a source) is withheld too. The
+rows say ``text_withheld: true`` and the card says why in ``redaction``. Counts are not
+text, but they are not nothing either: a chrF++ count row tells the length of a reference in
+characters, which is judged an acceptable disclosure.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +35,10 @@ LABEL_FIELDS: Final = frozenset({"entry_id", "segment", "domain", "provenance"})
 VERDICT_FIELDS: Final = frozenset({"semantic_verdict"})
 WITHHELD_ERROR: Final = "error (message withheld: secret run)"
 WITHHELD: Final = "(withheld: secret run)"
+#: Card keys left as they are: the rows (redacted field by field) and the seal.
+_NOT_SCRUBBED: Final = frozenset(
+    {"results", "redaction", "fingerprint", "run_card_hash", "signature", "warnings"}
+)
 
 
 @dataclass(frozen=True)
@@ -68,7 +75,9 @@ def secrecy_of(corpus: Corpus, scores_only: bool) -> Secrecy:
 def redact_card(card: dict[str, Any], secrecy: Secrecy) -> dict[str, Any]:
     """Withhold every text of an unsealed card in place (see the module docstring)."""
     dropped: set[str] = set()
-    card["results"] = [redact_row(row, dropped) for row in card.get("results") or []]
+    rows = card.get("results") or []
+    quoted = _Quoted(_texts(rows))
+    card["results"] = [redact_row(row, dropped) for row in rows]
     evidence = card.get("hallucination")
     if isinstance(evidence, dict):
         repeated = evidence.get("same_output_for_different_sources")
@@ -81,6 +90,9 @@ def redact_card(card: dict[str, Any], secrecy: Secrecy) -> dict[str, Any]:
             evidence["another_entrys_reference"] = sorted(str(key) for key in elsewhere)
     warnings = card.get("warnings") or []
     card["warnings"] = [f"{len(warnings)} warning(s) withheld"] if warnings else []
+    for key, value in card.items():
+        if key not in _NOT_SCRUBBED:
+            card[key] = _scrub(value, quoted)
     card["redaction"] = {
         "text_withheld": True,
         "reasons": list(secrecy.reasons),
@@ -116,6 +128,54 @@ def redact_row(row: Mapping[str, Any], dropped: set[str] | None = None) -> dict[
     out["stats"] = row_stats(dict(row))
     out["text_withheld"] = True
     return out
+
+
+def _texts(rows: Sequence[Mapping[str, Any]]) -> set[str]:
+    """Every text of the rows (and of their variants), to recognize where it is quoted."""
+    found: set[str] = set()
+    for row in rows:
+        for key in (*TEXT_FIELDS, "variants"):
+            value = row.get(key)
+            values = value if isinstance(value, list) else [value]
+            found.update(str(v) for v in values if isinstance(v, str) and v.strip())
+    return found
+
+
+class _Quoted:
+    """Recognizes a string that quotes a text: exactly, or containing one of 4 characters or
+    more, as written or as ``repr`` and JSON would escape it."""
+
+    def __init__(self, texts: set[str]) -> None:
+        forms = {
+            form
+            for text in texts
+            for form in (text, repr(text)[1:-1], json.dumps(text)[1:-1])
+            if form
+        }
+        self.exact = forms
+        self.long = sorted((f for f in forms if len(f) >= 4), key=len)
+
+    def __call__(self, value: str) -> bool:
+        if value in self.exact:
+            return True
+        for form in self.long:
+            if len(form) > len(value):
+                return False
+            if form in value:
+                return True
+        return False
+
+
+def _scrub(value: Any, quoted: _Quoted) -> Any:
+    """``value`` with every string that quotes a text withheld (a repeated output named in a
+    flag, a method's self-description echoing a source...)."""
+    if isinstance(value, str):
+        return WITHHELD if quoted(value) else value
+    if isinstance(value, list):
+        return [_scrub(item, quoted) for item in value]
+    if isinstance(value, dict):
+        return {key: _scrub(item, quoted) for key, item in value.items()}
+    return value
 
 
 def _scalar(value: Any) -> bool:
