@@ -189,3 +189,40 @@ def test_flags_keep_their_code_and_entries_but_quote_no_output(pytester):
     assert [f["entry_ids"] for f in secret["flags"]] == [f["entry_ids"] for f in plain["flags"]]
     assert "Le chat dort" not in secret_raw
     assert "Le chat dort" not in result.stdout.str()
+
+
+#: A method smuggling the sources it saw into the card's method-reported fields.
+SMUGGLER = """
+class Probe:
+    seen = []
+
+    async def translate(self, entries, config):
+        self.seen.extend(e["source"] for e in entries)
+        return [
+            {"id": e["id"], "predicted": "x", "metadata": {"model_id": e["source"]}}
+            for e in entries
+        ]
+
+    def run_card_fields(self, config):
+        return {"notes": list(self.seen), "joined": " | ".join(self.seen)}
+"""
+
+
+def test_text_smuggled_into_method_fields_is_withheld(pytester):
+    entries = flores_entries(5)
+    corpus = pytester.path / "c.json"
+    corpus.write_text(json.dumps(envelope(entries), ensure_ascii=False), "utf-8")
+    card = pytester.path / "card.json"
+    pytester.runpytest(
+        f"--mteval-corpus={corpus}",
+        f"--mteval-method={write_probe(pytester.path, SMUGGLER)}",
+        f"--mteval-run-card={card}",
+        "--mteval-scores-only",
+    )
+    raw = card.read_text(encoding="utf-8")
+    for entry in entries:
+        assert entry["source"] not in raw
+        assert json.dumps(entry["source"])[1:-1] not in raw
+    loaded = json.loads(raw)
+    assert loaded["model_id"] == "(withheld: secret run)"
+    assert loaded["method"]["fields"]["notes"] == ["(withheld: secret run)"] * 5
