@@ -187,7 +187,9 @@ def test_flags_keep_their_code_and_entries_but_quote_no_output(pytester):
     assert any("Le chat dort" in flag["message"] for flag in plain["flags"])  # it does quote
     assert {flag["code"] for flag in secret["flags"]} == codes
     assert [f["entry_ids"] for f in secret["flags"]] == [f["entry_ids"] for f in plain["flags"]]
-    assert "Le chat dort" not in secret_raw
+    assert "chat dort" not in secret_raw.lower()  # nor its normalized form (hallucination)
+    repeated = secret["hallucination"]["same_output_for_different_sources"]
+    assert repeated == [sorted(str(i) for i in range(1, 7))]
     assert "Le chat dort" not in result.stdout.str()
 
 
@@ -204,7 +206,7 @@ class Probe:
         ]
 
     def run_card_fields(self, config):
-        return {"notes": list(self.seen), "joined": " | ".join(self.seen)}
+        return {"notes": list(self.seen), "by": {s: 1 for s in self.seen}}
 """
 
 
@@ -226,3 +228,4 @@ def test_text_smuggled_into_method_fields_is_withheld(pytester):
     loaded = json.loads(raw)
     assert loaded["model_id"] == "(withheld: secret run)"
     assert loaded["method"]["fields"]["notes"] == ["(withheld: secret run)"] * 5
+    assert sorted(loaded["method"]["fields"]["by"].values()) == [1] * 5  # keys withheld

@@ -85,9 +85,6 @@ def redact_card(card: dict[str, Any], secrecy: Secrecy) -> dict[str, Any]:
             evidence["same_output_for_different_sources"] = sorted(
                 sorted(str(i) for i in ids) for ids in repeated.values()
             )
-        elsewhere = evidence.get("another_entrys_reference")
-        if isinstance(elsewhere, Mapping):
-            evidence["another_entrys_reference"] = sorted(str(key) for key in elsewhere)
     warnings = card.get("warnings") or []
     card["warnings"] = [f"{len(warnings)} warning(s) withheld"] if warnings else []
     for key, value in card.items():
@@ -174,7 +171,10 @@ def _scrub(value: Any, quoted: _Quoted) -> Any:
     if isinstance(value, list):
         return [_scrub(item, quoted) for item in value]
     if isinstance(value, dict):
-        return {key: _scrub(item, quoted) for key, item in value.items()}
+        return {
+            f"{WITHHELD} {n}" if quoted(str(key)) else key: _scrub(item, quoted)
+            for n, (key, item) in enumerate(value.items())
+        }
     return value
 
 
