@@ -76,8 +76,9 @@ class EntryItem(pytest.Item):
         if baseline_row is not None and not same_data and _texts(baseline_row) != _texts(record):
             baseline_row = None  # the entry changed: the gate leaves it out, so does its item
         if state.secrecy.withheld:  # reasons and card must not quote text (run/redaction.py)
-            baseline_row = None if baseline_row is None else redact_row(baseline_row)
-            verdict = entry_verdict(baseline_row, redact_row(record), state.settings.entry_gate)
+            before = None if baseline_row is None else redact_row(baseline_row, with_stats=False)
+            now = redact_row(record, with_stats=False)
+            verdict = entry_verdict(before, now, state.settings.entry_gate)
         else:
             verdict = entry_verdict(baseline_row, record, state.settings.entry_gate)
         if verdict.failed:

@@ -59,7 +59,7 @@ def finish_run(
         )
     extend(card)
     if state.secrecy.withheld:
-        redact_card(card, state.secrecy)
+        redact_card(card, state.secrecy, records)
     seal(card)
     if state.signer is not None:
         sign(card, state.signer)

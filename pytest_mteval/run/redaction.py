@@ -72,12 +72,21 @@ def secrecy_of(corpus: Corpus, scores_only: bool) -> Secrecy:
     return Secrecy(tuple(reasons))
 
 
-def redact_card(card: dict[str, Any], secrecy: Secrecy) -> dict[str, Any]:
-    """Withhold every text of an unsealed card in place (see the module docstring)."""
+def redact_card(
+    card: dict[str, Any], secrecy: Secrecy, records: Sequence[Mapping[str, Any]] = ()
+) -> dict[str, Any]:
+    """Withhold every text of an unsealed card in place (see the module docstring).
+
+    The run's ``records`` carry the statistics the workers computed; rows without them have
+    theirs computed here (TER's cost about 5 ms an entry).
+    """
     dropped: set[str] = set()
     rows = card.get("results") or []
     quoted = _Quoted(_texts(rows))
-    card["results"] = [redact_row(row, dropped) for row in rows]
+    stats = {str(r.get("entry_id")): r.get("stats") for r in records if r.get("stats")}
+    card["results"] = [
+        redact_row({**row, "stats": stats.get(str(row.get("entry_id")))}, dropped) for row in rows
+    ]
     evidence = card.get("hallucination")
     if isinstance(evidence, dict):
         repeated = evidence.get("same_output_for_different_sources")
@@ -98,8 +107,11 @@ def redact_card(card: dict[str, Any], secrecy: Secrecy) -> dict[str, Any]:
     return card
 
 
-def redact_row(row: Mapping[str, Any], dropped: set[str] | None = None) -> dict[str, Any]:
-    """A row or record with its text withheld; names of dropped fields go to ``dropped``."""
+def redact_row(
+    row: Mapping[str, Any], dropped: set[str] | None = None, with_stats: bool = True
+) -> dict[str, Any]:
+    """A row or record with its text withheld; names of dropped fields go to ``dropped``.
+    ``with_stats``: keep (or compute) every family's sufficient statistics."""
     dropped = set() if dropped is None else dropped
     out: dict[str, Any] = dict.fromkeys(TEXT_FIELDS)
     for key, value in row.items():
@@ -122,7 +134,7 @@ def redact_row(row: Mapping[str, Any], dropped: set[str] | None = None) -> dict[
         else:
             dropped.add(key)
     # every family's counts, an errored entry's too (as an empty output against its reference)
-    out["stats"] = row_stats(dict(row))
+    out["stats"] = row_stats(dict(row)) if with_stats else None
     out["text_withheld"] = True
     return out
 
