@@ -229,3 +229,33 @@ def test_text_smuggled_into_method_fields_is_withheld(pytester):
     assert loaded["model_id"] == "(withheld: secret run)"
     assert loaded["method"]["fields"]["notes"] == ["(withheld: secret run)"] * 5
     assert sorted(loaded["method"]["fields"]["by"].values()) == [1] * 5  # keys withheld
+
+
+#: A method failing with its sources in the error message.
+LOUD = """
+class Probe:
+    async def translate(self, entries, config):
+        raise RuntimeError("cannot translate " + " / ".join(e["source"] for e in entries))
+"""
+
+
+def test_a_failed_entry_reports_no_text(pytester):
+    entries = flores_entries(3)
+    corpus = pytester.path / "c.json"
+    corpus.write_text(json.dumps(envelope(entries), ensure_ascii=False), "utf-8")
+    card = pytester.path / "card.json"
+    result = pytester.runpytest(
+        f"--mteval-corpus={corpus}",
+        f"--mteval-method={write_probe(pytester.path, LOUD)}",
+        f"--mteval-run-card={card}",
+        "--mteval-scores-only",
+        "-rf",
+    )
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(["*translation failed for entry '1'*", "*message withheld*"])
+    raw = card.read_text(encoding="utf-8")
+    for entry in entries:
+        assert entry["source"] not in result.stdout.str()
+        assert json.dumps(entry["source"])[1:-1] not in raw
+    rows = json.loads(raw)["results"]
+    assert [row["error"] for row in rows] == ["error (message withheld: secret run)"] * 3
