@@ -58,7 +58,9 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         )
     existed = settings.run_card is not None and settings.run_card.exists()
     audit = _audit(settings)  # before the method's code is imported (and could rewrite itself)
-    signer = load_private_key(settings.sign_key) if settings.sign_key else None
+    # only the controller seals cards: an xdist worker, where methods run, never holds the key
+    on_worker = hasattr(config, "workerinput")
+    signer = load_private_key(settings.sign_key) if settings.sign_key and not on_worker else None
     source = find_method(settings.method, settings.method_base, _registered(config))
     ds = corpus.dataset
     if source.manifest and not source.manifest.supports(ds.source_language, ds.target_language):

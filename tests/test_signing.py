@@ -236,3 +236,17 @@ def test_a_planted_card_is_flagged_and_the_real_one_verifies(
     assert mteval("verify", str(real), "--public-key", str(public)).returncode == 0
     card = json.loads(real.read_text(encoding="utf-8"))
     assert "card_path_planted" in {flag["code"] for flag in card["flags"]}
+
+
+def test_under_xdist_the_card_is_signed_and_verifies(pytester, small_corpus, keys):
+    private, public = keys
+    card = pytester.path / "x.json"
+    pytester.runpytest(
+        f"--mteval-corpus={small_corpus}",
+        f"--mteval-method={METHODS / 'identity'}",
+        f"--mteval-run-card={card}",
+        f"--mteval-sign-key={private}",
+        "-n",
+        "2",
+    ).assert_outcomes(passed=6)
+    assert mteval("verify", str(card), "--public-key", str(public)).returncode == 0
