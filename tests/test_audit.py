@@ -26,6 +26,8 @@ HOSTILE = [
     ("http-client", "import httpx\n", "network", True),
     ("socket-alias", "import socket as s\nconn = s.create_connection\n", "network", True),
     ("urllib", "from urllib.request import urlopen\n", "network", True),
+    ("urllib-use", "import urllib\nurllib.request.urlopen('http://x')\n", "network", True),
+    ("getattr", "import os\ngetattr(os, 'system')('id')\n", "subprocess", True),
     ("asyncio-conn", "import asyncio\nopen_it = asyncio.open_connection\n", "network", True),
     ("harness-llm", "from pytest_mteval.chat_method import ChatMethod\n", "llm_client", True),
     ("gc-scan", "import gc\nobjs = gc.get_objects()\n", "introspection", True),

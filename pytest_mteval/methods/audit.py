@@ -294,14 +294,17 @@ class _Visitor(ast.NodeVisitor):
         self.here = here
         self.aliases: dict[str, str] = {}
         self.findings: list[Finding] = []
+        self.reported: set[str] = set()  # modules reported already (by import or first use)
 
     def _add(self, category: str, node: ast.AST, what: str) -> None:
         self.findings.append(Finding(category, self.rel, getattr(node, "lineno", 0), what))
 
-    def _module(self, name: str, node: ast.AST) -> None:
+    def _module(self, name: str, node: ast.AST, verb: str = "import") -> None:
         for module, category in MODULES.items():
             if name == module or name.startswith(module + "."):
-                self._add(category, node, f"import {name}")
+                if verb == "import" or module not in self.reported:
+                    self._add(category, node, f"{verb} {name}")
+                self.reported.add(module)
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -343,10 +346,16 @@ class _Visitor(ast.NodeVisitor):
         name = self.qualify(node)
         if name is not None:
             self._name(name, node)
+            self._module(name, node, "use of")  # ``import urllib`` then urllib.request...
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
         name = self.qualify(node.func)
+        if name == "getattr" and len(node.args) >= 2:  # getattr(os, "system") is os.system
+            base, attr = self.qualify(node.args[0]), node.args[1]
+            if base is not None and isinstance(attr, ast.Constant) and isinstance(attr.value, str):
+                self._name(f"{base}.{attr.value}", node)
+                self._module(f"{base}.{attr.value}", node, "use of")
         if name in PATH_CALLS and node.args:
             literal = _literal_path(node.args[0])
             if literal is not None and self._outside(literal):
