@@ -147,7 +147,12 @@ class Corpus:
 def load_corpus(path: str | Path) -> Corpus:
     """Read, map and validate a corpus file; raise CorpusError with one clear message."""
     path = Path(path)
-    raw, raw_bytes, shape, mapped = read_document(path)
+    return parse_corpus(path, read_bytes(path, "corpus file", CorpusError))
+
+
+def parse_corpus(path: Path, raw_bytes: bytes) -> Corpus:
+    """Map and validate a corpus's bytes (read from ``path``, or decrypted in memory)."""
+    raw, shape, mapped = _document(path, raw_bytes)
     dataset = _validate_dataset(path, raw.get("dataset"))
     entries = _validate_entries(path, raw["entries"])
     digest = hashlib.sha256(raw_bytes).hexdigest()
@@ -160,13 +165,21 @@ def read_document(
     """The corpus file as the spec's envelope (a harness-shaped file mapped onto it), not yet
     validated, with its bytes, its shape and the fields mapped; CorpusError when unreadable."""
     raw_bytes = read_bytes(path, "corpus file", CorpusError)
+    raw, shape, mapped = _document(path, raw_bytes)
+    return raw, raw_bytes, shape, mapped
+
+
+def _document(
+    path: Path, raw_bytes: bytes
+) -> tuple[dict[str, Any], Literal["spec", "harness"], tuple[str, ...]]:
+    """The bytes as the spec's envelope, a harness-shaped corpus mapped onto it."""
     raw = parse_json(raw_bytes, str(path), CorpusError)
     if not isinstance(raw, dict) or not isinstance(raw.get("entries"), list):
         raise CorpusError(f"{path}: a corpus is a JSON object with an 'entries' list")
     if "dataset" not in raw and "corpus_id" in raw:
         mapped_raw, mapped = _from_harness_shape(raw)
-        return mapped_raw, raw_bytes, "harness", mapped
-    return raw, raw_bytes, "spec", ()
+        return mapped_raw, "harness", mapped
+    return raw, "spec", ()
 
 
 def validation_message(exc: ValidationError) -> str:

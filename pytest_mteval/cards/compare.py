@@ -61,9 +61,10 @@ def compare_runs(
 
 def entry_changes(a: Comparable, b: Comparable) -> list[EntryChange]:
     out: list[EntryChange] = []
+    same_data = bool(a.dataset_sha256) and a.dataset_sha256 == b.dataset_sha256
     for key, after in b.rows.items():
         before = a.rows.get(key)
-        if before is None or before.get("source") != after.get("source"):
+        if before is None or (not same_data and before.get("source") != after.get("source")):
             continue
         out.append(
             EntryChange(
@@ -81,7 +82,7 @@ def entry_changes(a: Comparable, b: Comparable) -> list[EntryChange]:
 def _shown(row: Row) -> str:
     if row.get("error") is not None:
         return f"(error: {row['error']})"
-    return str(row.get("predicted") or "")
+    return str(row.get("predicted") or ("(text withheld)" if row.get("text_withheld") else ""))
 
 
 def _gate_cell(comparison: Comparison, metric: str) -> str:

@@ -86,15 +86,19 @@ def inspection_card(baseline_row: Row | None, record: Row, reasons: Sequence[str
     before = baseline_row or {}
     lines = [f"entry {record.get('entry_id')!s} regressed:"]
     lines.extend(f"  - {reason}" for reason in reasons)
-    lines.extend(
-        [
-            f"source:     {record.get('source')}",
-            f"reference:  {record.get('expected')}",
-            f"baseline:   {_prediction(before) if baseline_row is not None else '(no baseline)'}",
-            f"now:        {_prediction(record)}",
-            "metrics:    baseline -> now",
-        ]
-    )
+    if record.get("text_withheld"):  # a secret run: only scores come back (run/redaction.py)
+        lines.append("source, reference and outputs: withheld (secret run: scores only)")
+    else:
+        shown = _prediction(before) if baseline_row is not None else "(no baseline)"
+        lines.extend(
+            [
+                f"source:     {record.get('source')}",
+                f"reference:  {record.get('expected')}",
+                f"baseline:   {shown}",
+                f"now:        {_prediction(record)}",
+            ]
+        )
+    lines.append("metrics:    baseline -> now")
     for key, label in SHOWN_METRICS:
         if before.get(key) is None and record.get(key) is None:
             continue
@@ -107,7 +111,7 @@ def inspection_card(baseline_row: Row | None, record: Row, reasons: Sequence[str
         lines.append(
             f"FST-rejected words: now {_words(rejected_now)}; baseline {_words(rejected_before)}"
         )
-    if baseline_row is not None:
+    if baseline_row is not None and not record.get("text_withheld"):
         old, new = before.get("predicted"), record.get("predicted")
         if isinstance(old, str) and isinstance(new, str):
             lines.append("diff baseline -> now, by character ([-removed-] {+added+}):")

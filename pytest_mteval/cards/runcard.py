@@ -7,7 +7,9 @@ Encodings, fixed so anyone can re-check a card without this code:
   sorted(tools_enabled)], ensure_ascii=False, separators=(",", ":"))`` (spec §3.8's eight
   components in the spec's order, as a JSON array so no separator can be ambiguous);
 - run_card_hash = sha256 of the UTF-8 bytes of ``json.dumps(card, sort_keys=True,
-  ensure_ascii=False)`` with ``run_card_hash`` set to "" (spec §3.9).
+  ensure_ascii=False)`` with ``run_card_hash`` set to "" (spec §3.9) and without the
+  ``signature`` key, which is added after sealing (``cards/signing.py``); a card without a
+  signature hashes exactly as before signatures existed.
 """
 
 from __future__ import annotations
@@ -88,8 +90,8 @@ class ResultRow(BaseModel):
 
     model_config = ConfigDict(extra="allow")
     entry_id: str
-    source: str
-    expected: str
+    source: str | None  # null on a secret run's card (run/redaction.py)
+    expected: str | None
     raw_predicted: str | None = None
     predicted: str | None
     segment: str | None = None
@@ -154,6 +156,7 @@ def fingerprint(card: dict[str, Any]) -> str:
 
 def card_hash(card: dict[str, Any]) -> str:
     unsealed = {**card, "run_card_hash": ""}
+    unsealed.pop("signature", None)
     encoded = json.dumps(unsealed, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
 

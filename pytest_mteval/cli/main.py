@@ -9,10 +9,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cli.audit import add_audit_command
 from pytest_mteval.cli.audit_log import add_audit_log_command
 from pytest_mteval.cli.compare import add_compare_command
+from pytest_mteval.cli.corpus_crypto import add_corpus_crypto_commands
 from pytest_mteval.cli.pages import add_leaderboard_command, add_report_command
 from pytest_mteval.cli.shipped import add_shipped_commands
+from pytest_mteval.cli.signing import add_keygen_command, add_public_key_option, signature_line
 from pytest_mteval.cli.submissions import add_bundle_command, add_publish_command
 from pytest_mteval.cli.sweep import add_sweep_commands
 from pytest_mteval.corpus_tools.cli import add_corpus_command
@@ -25,10 +28,12 @@ def _verify(args: argparse.Namespace) -> int:
     try:
         card = runcard.load(path)
         runcard.verify(card, path)
+        signed = signature_line(card, path, args.public_key)
     except MtevalError as exc:
         print(f"INVALID {exc}")
         return 1
     print(f"OK {path}: schema, fingerprint and run_card_hash verify ({card['run_card_hash'][:12]})")
+    print(f"   {signed}")
     return 0
 
 
@@ -42,12 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     verify = commands.add_parser("verify", help="re-check a run card's schema and hash")
     verify.add_argument("card", help="path of the run card JSON")
+    add_public_key_option(verify)
     verify.set_defaults(run=_verify)
     schema = commands.add_parser("schema", help="print a JSON Schema")
     schema.add_argument("which", choices=["run-card"])
     schema.set_defaults(run=_schema)
     add_compare_command(commands)
-    add_corpus_command(commands)
+    add_corpus_crypto_commands(add_corpus_command(commands))
     add_sweep_commands(commands)
     add_history_commands(commands)
     add_shipped_commands(commands)
@@ -56,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_bundle_command(commands)
     add_publish_command(commands)
     add_audit_log_command(commands)
+    add_keygen_command(commands)
+    add_audit_command(commands)
     return parser
 
 

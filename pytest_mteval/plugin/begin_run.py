@@ -7,14 +7,17 @@ batches, the same baseline rows and the same method fingerprint.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
 import pytest_mteval
 from pytest_mteval.cards.baseline import BaselineError, load_baseline
-from pytest_mteval.corpus import Corpus, CorpusError, load_corpus
+from pytest_mteval.cards.signing import SigningError, load_private_key
+from pytest_mteval.corpus import Corpus, CorpusError
 from pytest_mteval.errors import MtevalError, check_output_path
 from pytest_mteval.llm.pricing import PriceError, load_prices
+from pytest_mteval.methods.audit import AuditError, audit_method
 from pytest_mteval.methods.loader import MethodLoadError, Registered, find_method
 from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
 from pytest_mteval.methods.preflight import run_preflight
@@ -28,7 +31,9 @@ from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionErro
 from pytest_mteval.plugin.options import Settings, SettingsError, read_settings
 from pytest_mteval.run.cache import TranslationCache, fingerprint_components, method_fingerprint
 from pytest_mteval.run.method_args import check_method_args, public_config, secret_names
+from pytest_mteval.run.redaction import secrecy_of
 from pytest_mteval.run.result_model import ResultProblem, validate_method_fields
+from pytest_mteval.run.secret_corpus import open_corpus
 from pytest_mteval.run.state import RunState
 
 #: Every error that stops a run before it starts, each with a message shown as is.
@@ -40,6 +45,7 @@ StartError = (
     BaselineError,
     FstError,
     MtevalError,
+    SigningError,
 )
 
 
@@ -51,14 +57,19 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
     if not settings.method:
         raise SettingsError("--mteval-corpus needs --mteval-method (a folder or a name)")
     _check_output_paths(settings)
-    corpus = load_corpus(settings.corpus.resolve()).filtered(
-        settings.segments, settings.domains, settings.difficulties
-    )
+    corpus = open_corpus(
+        settings.corpus.resolve(), settings.corpus_key_file, settings.corpus_key_env
+    ).filtered(settings.segments, settings.domains, settings.difficulties)
     corpus = only_entries(corpus, settings.entries)
     if not corpus.entries:
         raise SettingsError(
             f"{corpus.path}: no entry matches the segment/domain/difficulty filters"
         )
+    existed = settings.run_card is not None and settings.run_card.exists()
+    audit = _audit(settings)  # before the method's code is imported (and could rewrite itself)
+    # only the controller seals cards: an xdist worker, where methods run, never holds the key
+    on_worker = hasattr(config, "workerinput")
+    signer = load_private_key(settings.sign_key) if settings.sign_key and not on_worker else None
     in_process = settings.runner == "inprocess"
     registered = _registered(config)
     source = find_method(settings.method, settings.method_base, registered, load=in_process)
@@ -100,6 +111,8 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         builtin_metrics=builtin_metrics(context, judge, _selection(settings)),
         plugin_metrics=[metric for metrics in found for metric in metrics or []],
     )
+    state.secrecy = secrecy_of(corpus, settings.scores_only)
+    state.audit, state.signer, state.card_path_existed = audit, signer, existed
     preflight = _runs_here(config, settings)
     if in_process and settings.sandbox != "none":
         raise SettingsError("--mteval-sandbox=netns needs --mteval-runner=process")
@@ -114,7 +127,9 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         # in the sandbox the method reaches nothing but the gateway: its preflight would fail
         checked = preflight and settings.sandbox == "none"
         state.isolation = start_isolation(state, config.rootpath, workerinput, preflight=checked)
-    if not settings.no_cache and getattr(state.method, "cacheable", True):
+    # a secret run keeps no outputs on disk: an output may quote its source
+    cached = not settings.no_cache and not state.secrecy.withheld
+    if cached and getattr(state.method, "cacheable", True):
         cache = TranslationCache(config.rootpath / ".mteval" / "cache")
         public = public_config(run_config, secret_names(source.manifest))
         key = (source.name, source.directory, public, pytest_mteval.__version__)
@@ -126,6 +141,17 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         state.baseline, state.baseline_note = loaded.comparable, loaded.note
     card = load_method_card(settings.method_card) if settings.method_card else None
     return state, card
+
+
+def _audit(settings: Settings) -> dict[str, Any] | None:
+    """The static audit of a method folder, as the card records it (None for a name)."""
+    folder = (settings.method_base / str(settings.method)).resolve()
+    if not (folder / "method.json").is_file():
+        return None
+    try:
+        return audit_method(folder).to_json()
+    except AuditError:
+        return None  # a broken method.json: loading the method says what is wrong with it
 
 
 def _check_method(state: RunState) -> None:

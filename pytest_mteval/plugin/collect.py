@@ -14,6 +14,7 @@ import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
 
 from pytest_mteval.cards.regressions import card_for_style, entry_verdict
+from pytest_mteval.run.redaction import WITHHELD_ERROR, redact_row
 from pytest_mteval.run.state import RunState
 
 
@@ -92,9 +93,17 @@ class EntryItem(pytest.Item):
         state = self.state
         self.record = record = state.record_for(self.index)
         baseline_row = state.baseline.rows.get(record["entry_id"]) if state.baseline else None
-        if baseline_row is not None and _texts(baseline_row) != _texts(record):
+        same_data = state.baseline is not None and state.baseline.dataset_sha256 == (
+            state.corpus.sha256
+        )  # then texts agree, even where the baseline's card withholds them
+        if baseline_row is not None and not same_data and _texts(baseline_row) != _texts(record):
             baseline_row = None  # the entry changed: the gate leaves it out, so does its item
-        verdict = entry_verdict(baseline_row, record, state.settings.entry_gate)
+        if state.secrecy.withheld:  # reasons and card must not quote text (run/redaction.py)
+            before = None if baseline_row is None else redact_row(baseline_row, with_stats=False)
+            now = redact_row(record, with_stats=False)
+            verdict = entry_verdict(before, now, state.settings.entry_gate)
+        else:
+            verdict = entry_verdict(baseline_row, record, state.settings.entry_gate)
         if verdict.failed:
             raise EntryRegression(verdict.card_text)
         if record["error"] is not None:
@@ -105,6 +114,9 @@ class EntryItem(pytest.Item):
     ) -> str | TerminalRepr:
         if isinstance(excinfo.value, EntryRegression):
             return card_for_style(str(excinfo.value), str(self.config.getoption("tbstyle", "auto")))
+        if isinstance(excinfo.value, EntryError) and self.state.secrecy.withheld:
+            key = self.state.corpus.entries[self.index].key
+            return f"translation failed for entry {key!r}\n  {WITHHELD_ERROR}"
         if isinstance(excinfo.value, EntryError):
             entry = self.state.corpus.entries[self.index]
             return (

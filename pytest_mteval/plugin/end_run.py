@@ -10,12 +10,15 @@ from typing import Any
 from pytest_mteval.cards.build import build_card
 from pytest_mteval.cards.gate import GateVerdict, evaluate_gate
 from pytest_mteval.cards.runcard import RunCardError, replace, seal, write_new
+from pytest_mteval.cards.signing import sign
 from pytest_mteval.history.index import coverage
+from pytest_mteval.methods.audit import audit_flags
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import MethodResult
 from pytest_mteval.run.cache import cache_totals
 from pytest_mteval.run.ledger import incompleteness
 from pytest_mteval.run.record import build_record
+from pytest_mteval.run.redaction import redact_card
 from pytest_mteval.run.state import RunState
 
 
@@ -25,6 +28,7 @@ class FinishedRun:
     card_path: str
     verdict: GateVerdict
     report_path: str | None = None
+    planted: bool = False  # someone else created the card path during the run
     written: bool = True
 
 
@@ -59,13 +63,31 @@ def finish_run(
     fingerprint = state.translator.fingerprint or None  # None: no cache in use
     card["cache"] = {"method_fingerprint": fingerprint, **cache_totals(records)}
     card["coverage"] = coverage(len(records), len(state.corpus.entries), _filters(state))
+    if state.audit is not None:
+        card["method"]["audit"] = state.audit
+        card["flags"].extend(audit_flags(state.audit))
+    target = state.settings.run_card or default_path
+    planted = target.exists() and not state.card_path_existed
+    if planted:
+        card["flags"].append(
+            {
+                "code": "card_path_planted",
+                "message": f"{target} appeared during the run and was not written by the "
+                "harness (by the method?): it is not this run's card, which is written beside it",
+                "entry_ids": [],
+            }
+        )
     extend(card)
+    if state.secrecy.withheld:
+        redact_card(card, state.secrecy, records)
     seal(card)
+    if state.signer is not None:
+        sign(card, state.signer)
     try:
-        path = str(write_new(card, state.settings.run_card or default_path))
+        path = str(write_new(card, target))
     except (OSError, RunCardError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return FinishedRun(card, f"NOT WRITTEN: {why}", verdict, written=False)
+        return FinishedRun(card, f"NOT WRITTEN: {why}", verdict, planted=planted, written=False)
     report = None
     if state.settings.html is not None:
         from pytest_mteval.reports.run_html import write_run_report  # matplotlib: only if asked
@@ -73,7 +95,7 @@ def finish_run(
         report = write_run_report(
             card, state.settings.html, state.baseline, state.settings.entry_gate
         )
-    return FinishedRun(card, path, verdict, report)
+    return FinishedRun(card, path, verdict, report, planted)
 
 
 def _filters(state: RunState) -> list[str]:

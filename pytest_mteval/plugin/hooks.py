@@ -292,7 +292,7 @@ class ActiveRun:
         if not self.finished.written:
             self.finish_failure = f"run card {self.finished.card_path}"
             _fail(session)
-        elif not self.finished.verdict.passed:
+        elif not self.finished.verdict.passed or self.finished.planted:
             _fail(session)
         elif self.state.settings.update_baseline:
             passed = session.exitstatus == pytest.ExitCode.OK

@@ -48,6 +48,9 @@ _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("runner", "where the method runs: process (default) or inprocess (for a debugger)", None),
     ("sandbox", "none (default) or netns: the runner in new namespaces, no network", None),
     ("gateway-requests", "most requests the sandbox's LLM gateway forwards in a run", None),
+    ("corpus-key-file", "file holding an encrypted corpus's key (mteval corpus encrypt)", None),
+    ("corpus-key-env", "environment variable holding the key of an encrypted corpus", None),
+    ("sign-key", "Ed25519 private key (mteval keygen) that signs the run card", None),
 )
 #: Options that may be given several times (and are space-separated lists as ini keys).
 _LIST_OPTIONS: tuple[tuple[str, str], ...] = (
@@ -67,6 +70,7 @@ _FLAG_OPTIONS: tuple[tuple[str, str], ...] = (
     ("no-cache", "do not read or write the translation cache (.mteval/cache)"),
     ("dry-run", "collect and estimate tokens and cost without calling the method"),
     ("allow-over-budget", "run a sweep whose estimated cost exceeds its budget"),
+    ("scores-only", "card and terminal carry ids, scores and flags, never corpus or output text"),
 )
 
 
@@ -134,6 +138,10 @@ class Settings:
     runner: str = "process"
     sandbox: str = "none"
     gateway_requests: int | None = None
+    corpus_key_file: Path | None = None
+    corpus_key_env: str | None = None
+    sign_key: Path | None = None
+    scores_only: bool = False
 
 
 def read_settings(config: pytest.Config) -> Settings:
@@ -217,6 +225,10 @@ def read_settings(config: pytest.Config) -> Settings:
         runner=_choice("runner", value("runner") or "process", ("process", "inprocess")),
         sandbox=_choice("sandbox", value("sandbox") or "none", ("none", "netns")),
         gateway_requests=_optional_int(value("gateway-requests"), "gateway-requests"),
+        corpus_key_file=path("corpus-key-file"),
+        corpus_key_env=value("corpus-key-env"),
+        sign_key=path("sign-key"),
+        scores_only=flag("scores-only"),
     )
 
 

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.methods.loader import MethodSource
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
@@ -19,6 +21,7 @@ from pytest_mteval.metrics.base import Metric
 from pytest_mteval.plugin.options import Settings
 from pytest_mteval.run.batches import BatchTranslator
 from pytest_mteval.run.record import build_record, score_batches
+from pytest_mteval.run.redaction import Secrecy
 from pytest_mteval.run.translate import MethodRunner
 from pytest_mteval.scoring.comparable import Comparable
 
@@ -52,6 +55,10 @@ class RunState:
     _method: TranslationMethod | None = None
     isolation: Any = None  # run/isolation.py: runner process, sandbox, gateway
     _local: dict[str, dict[str, Any]] = field(default_factory=dict)
+    secrecy: Secrecy = field(default_factory=Secrecy)  # text withheld? (run/redaction.py)
+    audit: dict[str, Any] | None = None  # the method folder's static audit, for the card
+    signer: Ed25519PrivateKey | None = None  # signs the sealed card (--mteval-sign-key)
+    card_path_existed: bool = False  # --mteval-run-card existed before any method code ran
 
     def __post_init__(self) -> None:
         entries = self.corpus.entries

@@ -51,11 +51,13 @@ def pair(baseline: Comparable, current: Comparable) -> Pairing:
     notes = list(baseline.notes)
     common: list[str] = []
     changed = 0
+    # one dataset sha256: every entry is unchanged, even on a card whose text is withheld
+    same_data = bool(baseline.dataset_sha256) and baseline.dataset_sha256 == current.dataset_sha256
     for key, row in current.rows.items():
         theirs = baseline.rows.get(key)
         if theirs is None:
             continue
-        if (theirs.get("source"), theirs.get("expected")) != (
+        if not same_data and (theirs.get("source"), theirs.get("expected")) != (
             row.get("source"),
             row.get("expected"),
         ):

@@ -1,0 +1,163 @@
+"""Ed25519 signatures on sealed run cards: who sealed a card, not only that it is intact.
+
+The run card hash (``runcard.card_hash``) is a plain sha256 anyone can recompute after editing a
+card, so it proves integrity only to someone who already trusts where the card came from. A
+signature made with a private key the method never sees proves that the key holder sealed
+exactly this card.
+
+What is signed, fixed so anyone can re-check a card without this code:
+
+    message = b"pytest-mteval run card signature v1\\n" + canonical(card')
+
+where ``card'`` is the whole sealed card (``run_card_hash`` and ``fingerprint`` included) whose
+``signature`` object has its ``value`` set to "" (so ``algorithm`` and
+``public_key_sha256`` are signed too), and ``canonical(x)`` is the UTF-8 of
+``json.dumps(x, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)``.
+``signature.value`` is the 64-byte Ed25519 signature of ``message``, base64 (standard alphabet,
+padded). ``public_key_sha256`` is the sha256 (hex) of the 32 raw bytes of the public key.
+The card's ``run_card_hash`` does not cover the ``signature`` key (see ``runcard.card_hash``),
+so signing leaves the hash, and every card sealed before signatures existed, verifiable.
+
+Keys are PEM files: the private key PKCS#8 unencrypted (mode 0600), the public key
+SubjectPublicKeyInfo.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Final
+
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+ALGORITHM: Final = "ed25519"
+DOMAIN: Final = b"pytest-mteval run card signature v1\n"
+
+
+class SigningError(Exception):
+    """A key or signature that cannot be used; the message is one line naming the file."""
+
+
+def canonical(value: Any) -> bytes:
+    return json.dumps(
+        value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    ).encode("utf-8")
+
+
+def signed_message(card: dict[str, Any]) -> bytes:
+    """The exact bytes a card's signature covers (see the module docstring)."""
+    unsigned = copy.deepcopy(card)
+    block = unsigned.get("signature")
+    if isinstance(block, dict):
+        block["value"] = ""
+    return DOMAIN + canonical(unsigned)
+
+
+def key_fingerprint(public_key: Ed25519PublicKey) -> str:
+    raw = public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return hashlib.sha256(raw).hexdigest()
+
+
+def generate_key_pair(private_path: Path) -> Path:
+    """Write a new private key to ``private_path`` (0600) and its public key beside it
+    (``<name>.pub``); neither file may exist already. Returns the public key's path."""
+    public_path = private_path.with_name(private_path.name + ".pub")
+    for path in (private_path, public_path):
+        if path.exists():
+            raise SigningError(f"{path}: exists; a key is never overwritten")
+    key = Ed25519PrivateKey.generate()
+    private_pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    public_pem = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    _write_exclusive(private_path, private_pem, 0o600)
+    _write_exclusive(public_path, public_pem, 0o644)
+    return public_path
+
+
+def _write_exclusive(path: Path, data: bytes, mode: int) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+    except OSError as exc:
+        raise SigningError(f"{path}: cannot create: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    os.chmod(path, mode)  # the umask may have taken bits away; never added any
+
+
+def load_private_key(path: Path) -> Ed25519PrivateKey:
+    """The Ed25519 private key in ``path``; refused when others may read the file."""
+    try:
+        mode = path.stat().st_mode
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SigningError(f"{path}: cannot read signing key: {exc.strerror or exc}") from None
+    if mode & 0o077:
+        raise SigningError(
+            f"{path}: signing key is readable by others (mode {mode & 0o777:o}); chmod 600 it"
+        )
+    try:
+        key = serialization.load_pem_private_key(data, password=None)
+    except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
+        raise SigningError(f"{path}: not an unencrypted PEM private key ({exc})") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise SigningError(f"{path}: not an Ed25519 key (run `mteval keygen`)")
+    return key
+
+
+def load_public_key(path: Path) -> Ed25519PublicKey:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SigningError(f"{path}: cannot read public key: {exc.strerror or exc}") from None
+    try:
+        key = serialization.load_pem_public_key(data)
+    except (ValueError, UnsupportedAlgorithm) as exc:
+        raise SigningError(f"{path}: not a PEM public key ({exc})") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise SigningError(f"{path}: not an Ed25519 public key")
+    return key
+
+
+def sign(card: dict[str, Any], key: Ed25519PrivateKey) -> dict[str, Any]:
+    """Add the ``signature`` object to a sealed card (after ``runcard.seal``)."""
+    card["signature"] = {
+        "algorithm": ALGORITHM,
+        "public_key_sha256": key_fingerprint(key.public_key()),
+        "value": "",
+    }
+    value = key.sign(signed_message(card))
+    card["signature"]["value"] = base64.b64encode(value).decode("ascii")
+    return card
+
+
+def verify_signature(card: dict[str, Any], public_key: Ed25519PublicKey, where: str) -> str:
+    """Check the card's signature with ``public_key``; the fingerprint on success."""
+    block = card.get("signature")
+    if not isinstance(block, dict):
+        raise SigningError(f"{where}: the card is not signed (no 'signature' object)")
+    if block.get("algorithm") != ALGORITHM:
+        raise SigningError(f"{where}: signature.algorithm is {block.get('algorithm')!r}")
+    expected = key_fingerprint(public_key)
+    if block.get("public_key_sha256") != expected:
+        raise SigningError(
+            f"{where}: signed by key {str(block.get('public_key_sha256'))[:16]}…, "
+            f"not by the given key {expected[:16]}…"
+        )
+    try:
+        value = base64.b64decode(str(block.get("value", "")), validate=True)
+        public_key.verify(value, signed_message(card))
+    except (binascii.Error, ValueError, InvalidSignature):
+        raise SigningError(f"{where}: signature does not match the content (edited?)") from None
+    return expected

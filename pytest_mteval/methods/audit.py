@@ -1,0 +1,388 @@
+"""A static audit of a method folder: what its code can reach, against its declared class.
+
+Every ``.py`` file under the folder is parsed (``ast``, never imported) and every import, call
+and attribute is resolved through the file's import aliases to a dotted name, which is looked
+up in the tables below. The findings fall in seven categories; a category contradicts a
+dependency class when the spec's class forbids it (§8.6: S and O run offline, A1 reaches its
+model only through the gateway, no method may read the harness's memory):
+
+- ``network``: socket, HTTP/FTP/SMTP clients and servers. Allowed in A2 and X only.
+- ``llm_client``: the harness's own LLM client (``pytest_mteval.llm.client``, ``chat_method``), the
+  path the gateway serves. Allowed in A1, A2 and X.
+- ``introspection``: ``gc``, stack frames, ``sys.argv``, tracing hooks: reading the harness's
+  memory or command line (where the corpus path is). Allowed in no class.
+- ``subprocess`` and ``native_code`` (ctypes, cffi, shared libraries, bytecode without source):
+  in S and O only with a declared dependency of kind ``software``.
+- ``outside_files``: a path written out (a string, an f-string's start) that is outside the
+  folder: absolute elsewhere, with ``..``, in the home folder, or relative (to the harness's
+  working folder, not the method's: build paths from ``__file__``). In S and O
+  only with a declared dependency of kind ``data``.
+- ``dynamic_code``: exec, eval, ``__import__``, importlib, pickle: reported, never a
+  contradiction on its own (it hides what the code does; ``--strict`` fails on it).
+
+A static audit is a reviewer's aid, not a sandbox: code can hide from it (a name built at run
+time, an object passed in). The sandbox enforces; the audit says what the author declared by
+writing it plainly.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Final
+
+from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
+
+CATEGORIES: Final = (
+    "network",
+    "llm_client",
+    "introspection",
+    "subprocess",
+    "native_code",
+    "outside_files",
+    "dynamic_code",
+)
+#: Modules whose import is a finding (a dotted name matches itself and its submodules).
+MODULES: Final[dict[str, str]] = {
+    **dict.fromkeys(
+        [
+            "socket",
+            "socketserver",
+            "ssl",
+            "http.client",
+            "http.server",
+            "urllib.request",
+            "urllib3",
+            "requests",
+            "httpx",
+            "aiohttp",
+            "websocket",
+            "websockets",
+            "ftplib",
+            "smtplib",
+            "poplib",
+            "imaplib",
+            "telnetlib",
+            "xmlrpc.client",
+            "xmlrpc.server",
+            "grpc",
+            "paramiko",
+            "pycurl",
+            "dns",
+            "asyncssh",
+            "openai",
+            "anthropic",
+        ],
+        "network",
+    ),
+    **dict.fromkeys(("pytest_mteval.llm.client", "pytest_mteval.methods.chat"), "llm_client"),
+    **dict.fromkeys(("gc", "tracemalloc"), "introspection"),
+    **dict.fromkeys(("subprocess", "pty", "multiprocessing", "pexpect", "sh"), "subprocess"),
+    **dict.fromkeys(("ctypes", "_ctypes", "cffi"), "native_code"),
+    **dict.fromkeys(("importlib", "runpy", "pickle", "marshal", "dill", "imp"), "dynamic_code"),
+}
+#: Calls and attributes that are a finding wherever they appear.
+NAMES: Final[dict[str, str]] = {
+    **dict.fromkeys(
+        (
+            "asyncio.open_connection",
+            "asyncio.open_unix_connection",
+            "asyncio.start_server",
+            "asyncio.start_unix_server",
+        ),
+        "network",
+    ),
+    **dict.fromkeys(
+        (
+            "sys.argv",
+            "sys.orig_argv",
+            "sys._getframe",
+            "sys.settrace",
+            "sys.setprofile",
+            "sys.modules",
+            "sys.audit",
+            "sys.addaudithook",
+            "inspect.stack",
+            "inspect.currentframe",
+            "inspect.getouterframes",
+            "inspect.trace",
+            "traceback.extract_stack",
+            "traceback.walk_stack",
+        ),
+        "introspection",
+    ),
+    **dict.fromkeys(
+        (
+            "os.system",
+            "os.popen",
+            "os.fork",
+            "os.forkpty",
+            "os.posix_spawn",
+            "os.posix_spawnp",
+            "asyncio.create_subprocess_exec",
+            "asyncio.create_subprocess_shell",
+            "concurrent.futures.ProcessPoolExecutor",
+        ),
+        "subprocess",
+    ),
+    **dict.fromkeys(
+        ("exec", "eval", "compile", "__import__", "__builtins__", "builtins"),
+        "dynamic_code",
+    ),
+    **dict.fromkeys(("os.path.expanduser", "pathlib.Path.home"), "outside_files"),
+}
+#: Name prefixes of call families (os.spawnl, os.execvp ...).
+PREFIXES: Final = (("os.spawn", "subprocess"), ("os.exec", "subprocess"))
+#: Calls whose first argument is a path.
+PATH_CALLS: Final = frozenset(
+    {
+        "open",
+        "io.open",
+        "os.open",
+        "os.listdir",
+        "os.scandir",
+        "os.walk",
+        "os.stat",
+        "os.remove",
+        "os.unlink",
+        "os.rename",
+        "os.replace",
+        "os.chdir",
+        "os.makedirs",
+        "os.mkdir",
+        "glob.glob",
+        "glob.iglob",
+        "pathlib.Path",
+        "pathlib.PurePath",
+        "shutil.copy",
+        "shutil.copyfile",
+        "shutil.copytree",
+        "shutil.rmtree",
+        "shutil.move",
+    }
+)
+NATIVE_SUFFIXES: Final = frozenset({".so", ".pyd", ".dylib", ".dll"})
+_SKIPPED_DIRS: Final = frozenset({"__pycache__", ".git", ".mteval", ".pytest_cache"})
+#: Categories allowed outright in each class.
+ALLOWED: Final[dict[str, frozenset[str]]] = {
+    "S": frozenset({"dynamic_code"}),
+    "O": frozenset({"dynamic_code"}),
+    "A1": frozenset({"dynamic_code", "llm_client", "subprocess", "native_code", "outside_files"}),
+    "A2": frozenset(set(CATEGORIES) - {"introspection"}),
+    "X": frozenset(set(CATEGORIES) - {"introspection"}),
+}
+#: In S and O, a category allowed when a dependency of this kind is declared.
+DECLARED_BY_KIND: Final = {
+    "subprocess": "software",
+    "native_code": "software",
+    "outside_files": "data",
+}
+_WHY: Final = {
+    "network": "only A2 and X methods may reach the network themselves (S and O run offline, "
+    "A1 reaches its model through the gateway)",
+    "llm_client": "S and O methods run offline: no LLM",
+    "introspection": "no method may read the harness's memory, stack or command line",
+    "subprocess": "an S or O method that runs programs must declare them (kind 'software')",
+    "native_code": "an S or O method with native code must declare it (kind 'software')",
+    "outside_files": "an S or O method reading outside its folder must declare the data "
+    "(kind 'data')",
+}
+
+
+class AuditError(Exception):
+    """A folder that cannot be audited; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    category: str
+    file: str
+    line: int
+    what: str
+
+
+@dataclass
+class AuditResult:
+    folder: str
+    dependency_class: str
+    files: int
+    findings: list[Finding] = field(default_factory=list)
+    contradictions: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.contradictions
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "dependency_class": self.dependency_class,
+            "files": self.files,
+            "findings": [asdict(f) for f in self.findings],
+            "contradictions": list(self.contradictions),
+        }
+
+
+def audit_method(folder: Path) -> AuditResult:
+    """Audit the method folder holding ``method.json``."""
+    folder = folder.resolve()
+    try:
+        manifest = load_manifest(folder / "method.json")
+    except ManifestError as exc:
+        raise AuditError(str(exc)) from None
+    findings: list[Finding] = []
+    files = 0
+    for path in _files(folder):
+        rel = path.relative_to(folder).as_posix()
+        if path.suffix == ".py":
+            files += 1
+            findings.extend(_audit_source(path, rel, folder))
+        elif NATIVE_SUFFIXES & set(path.suffixes) or (path.suffix == ".pyc"):
+            findings.append(Finding("native_code", rel, 0, f"compiled file {path.name}"))
+    findings.sort(key=lambda f: (CATEGORIES.index(f.category), f.file, f.line, f.what))
+    return AuditResult(
+        str(folder),
+        manifest.dependency_class,
+        files,
+        findings,
+        contradictions(manifest, findings),
+    )
+
+
+def contradictions(manifest: MethodManifest, findings: list[Finding]) -> list[str]:
+    """One line per category the declared class forbids, naming the first place it occurs."""
+    cls = manifest.dependency_class
+    kinds = {d.kind for d in manifest.dependencies}
+    out: list[str] = []
+    for category in CATEGORIES:
+        found = [f for f in findings if f.category == category]
+        if not found or category in ALLOWED[cls]:
+            continue
+        if cls in ("S", "O") and DECLARED_BY_KIND.get(category) in kinds:
+            continue
+        first = found[0]
+        out.append(
+            f"class {cls} method has {category} ({first.what} at {first.file}:{first.line}"
+            f"{f' and {len(found) - 1} more' if len(found) > 1 else ''}): {_WHY[category]}"
+        )
+    return out
+
+
+def _files(folder: Path) -> Iterator[Path]:
+    for path in sorted(folder.rglob("*")):
+        parts = path.relative_to(folder).parts
+        if path.is_file() and not _SKIPPED_DIRS & set(parts):
+            yield path
+
+
+def _audit_source(path: Path, rel: str, folder: Path) -> list[Finding]:
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (SyntaxError, ValueError) as exc:
+        return [Finding("dynamic_code", rel, getattr(exc, "lineno", 0) or 0, "unparseable file")]
+    visitor = _Visitor(rel, folder, path.parent)
+    visitor.visit(tree)
+    return sorted(set(visitor.findings), key=lambda f: (f.line, f.what))
+
+
+class _Visitor(ast.NodeVisitor):
+    def __init__(self, rel: str, folder: Path, here: Path) -> None:
+        self.rel = rel
+        self.folder = folder
+        self.here = here
+        self.aliases: dict[str, str] = {}
+        self.findings: list[Finding] = []
+        self.reported: set[str] = set()  # modules reported already (by import or first use)
+
+    def _add(self, category: str, node: ast.AST, what: str) -> None:
+        self.findings.append(Finding(category, self.rel, getattr(node, "lineno", 0), what))
+
+    def _module(self, name: str, node: ast.AST, verb: str = "import") -> None:
+        for module, category in MODULES.items():
+            if name == module or name.startswith(module + "."):
+                if verb == "import" or module not in self.reported:
+                    self._add(category, node, f"{verb} {name}")
+                self.reported.add(module)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self._module(alias.name, node)
+            local = alias.asname or alias.name.split(".")[0]
+            self.aliases[local] = alias.name if alias.asname else local
+        self.generic_visit(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level == 0 and node.module:
+            self._module(node.module, node)
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                self._name(full, node)
+                self.aliases[alias.asname or alias.name] = full
+        self.generic_visit(node)
+
+    def qualify(self, node: ast.AST) -> str | None:
+        if isinstance(node, ast.Name):
+            return self.aliases.get(node.id, node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.qualify(node.value)
+            return None if base is None else f"{base}.{node.attr}"
+        return None
+
+    def _name(self, name: str, node: ast.AST) -> None:
+        category = NAMES.get(name)
+        if category is None:
+            category = next((c for p, c in PREFIXES if name.startswith(p)), None)
+        if category is not None:
+            self._add(category, node, name)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        name = self.aliases.get(node.id, node.id)
+        if name in NAMES and name not in MODULES:  # an imported module was reported already
+            self._name(name, node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        name = self.qualify(node)
+        if name is not None:
+            self._name(name, node)
+            self._module(name, node, "use of")  # ``import urllib`` then urllib.request...
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = self.qualify(node.func)
+        if name == "getattr" and len(node.args) >= 2:  # getattr(os, "system") is os.system
+            base, attr = self.qualify(node.args[0]), node.args[1]
+            if base is not None and isinstance(attr, ast.Constant) and isinstance(attr.value, str):
+                self._name(f"{base}.{attr.value}", node)
+                self._module(f"{base}.{attr.value}", node, "use of")
+        if name in PATH_CALLS and node.args:
+            literal = _literal_path(node.args[0])
+            if literal is not None and self._outside(literal):
+                self._add("outside_files", node, f"{name}({literal!r})")
+        self.generic_visit(node)
+
+    def _outside(self, literal: str) -> bool:
+        """A relative literal is relative to the harness's working folder, not the method's."""
+        if literal.startswith("/") and ".." not in PurePosixPath(literal).parts:
+            return not Path(literal).resolve().is_relative_to(self.folder)
+        return True
+
+
+def _literal_path(node: ast.AST) -> str | None:
+    """A path argument's text when it is written out: a string, or an f-string's fixed start."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr) and node.values:
+        first = node.values[0]
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            return first.value
+    return None
+
+
+def audit_flags(audit: dict[str, Any]) -> list[dict[str, Any]]:
+    """Run card flags (``guards.Flag`` shape) for a recorded audit's contradictions."""
+    return [
+        {"code": "method_audit_contradiction", "message": line, "entry_ids": []}
+        for line in audit.get("contradictions") or []
+    ]
