@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pytest_mteval.errors import MtevalError
+
 SHIPPED_CORPORA = Path(__file__).resolve().parent / "corpora"
 PREFIX = "shipped:"
 
 
-class ShippedCorpusError(ValueError):
+class ShippedCorpusError(MtevalError, ValueError):
     """An unknown shipped corpus name; the message lists the known ones."""
 
 

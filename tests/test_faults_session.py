@@ -17,9 +17,14 @@ def rows(card: dict) -> dict[str, str | None]:
     return {row["entry_id"]: row["error"] for row in card["results"]}
 
 
+#: The method runs inside the xdist worker, so os._exit kills the worker itself (with the default
+#: runner process it kills only the runner: tests/test_runner_process.py covers that).
+IN_WORKER = "--mteval-runner=inprocess"
+
+
 def test_a_worker_dying_once_loses_no_row(pytester: pytest.Pytester) -> None:
     """xdist re-runs the crashed worker's batch on its replacement: every entry scored."""
-    result, path = run(pytester, "exit-once", "-n", "2", subprocess=True)
+    result, path = run(pytester, "exit-once", "-n", "2", IN_WORKER, subprocess=True)
     output = result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in output
     assert "crashed while running" in output
@@ -30,7 +35,7 @@ def test_a_worker_dying_once_loses_no_row(pytester: pytest.Pytester) -> None:
 
 def test_a_worker_dying_every_time_leaves_rows_saying_so(pytester: pytest.Pytester) -> None:
     result, path = run(
-        pytester, "exit-always", "-n", "2", "--max-worker-restart=1", subprocess=True
+        pytester, "exit-always", "-n", "2", "--max-worker-restart=1", IN_WORKER, subprocess=True
     )
     output = result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in output
@@ -53,7 +58,14 @@ def test_a_worker_dying_every_time_leaves_rows_saying_so(pytester: pytest.Pytest
 def test_every_batch_crashing_never_ends_in_internalerror(pytester: pytest.Pytester) -> None:
     """The issue's case: os._exit in every batch once gave INTERNALERROR KeyError."""
     result, path = run(
-        pytester, "exit-always", "-n", "2", "--max-worker-restart=2", target="*", subprocess=True
+        pytester,
+        "exit-always",
+        "-n",
+        "2",
+        "--max-worker-restart=2",
+        IN_WORKER,
+        target="*",
+        subprocess=True,
     )
     output = result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in output
@@ -229,8 +241,10 @@ def test_exitfirst_under_xdist_says_stopped_by_x(pytester: pytest.Pytester) -> N
 
 def test_an_item_failing_inside_the_harness_still_has_its_row(pytester: pytest.Pytester) -> None:
     """An error in the harness's own code (here: an id whose str() raises) fails the batch's
-    items without records; their rows say so and the card is incomplete, not shorter."""
-    result, path = run(pytester, "hostile-id", "-p", "no:randomly")
+    items without records; their rows say so and the card is incomplete, not shorter. In
+    process the hostile object reaches the harness; a runner process would stop it at the
+    JSON boundary."""
+    result, path = run(pytester, "hostile-id", "-p", "no:randomly", IN_WORKER)
     card = checked_card(path)
     errors = rows(card)
     assert len(errors) == 4

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 from chat_server import ChatServer
-from conftest import CORPORA, METHODS
+from conftest import CORPORA, METHODS, link_resources
 
 pytest_plugins = ["pytester"]
 
@@ -20,8 +20,7 @@ def crk_head(tmp_path):
     source = CORPORA / "eng-crk-morphodict-vocab.json"
     data = json.loads(source.read_text(encoding="utf-8"))
     data["entries"] = data["entries"][:4]
-    resources = data["dataset"]["language_resources"]
-    data["dataset"]["language_resources"] = str(source.parent / resources)
+    data["dataset"]["language_resources"] = link_resources(tmp_path)
     path = tmp_path / "crk-head.json"
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     return path

@@ -179,7 +179,12 @@ def test_ctrl_c_ends_a_run_with_a_hung_method_quickly(pytester, corpus):
     assert "Traceback" not in text
     card = json.loads(card_path.read_text(encoding="utf-8"))
     assert card["interrupted"] is True
-    assert sorted(rows(card)) == ["1", "2", "3"]
+    # every collected entry has a row: the first batch scored, the rest "not run: interrupted"
+    errors = {key: row["error"] for key, row in rows(card).items()}
+    assert sorted(errors) == ["1", "2", "3", "4", "5", "6"]
+    assert all(errors[key] is None for key in ("1", "2", "3")), errors
+    assert all(str(errors[key]).startswith("not run: interrupted") for key in ("4", "5", "6"))
+    assert card["complete"] is False
 
 
 @pytest.mark.parametrize("fault", ["os-exit", "block"])

@@ -223,6 +223,9 @@ def test_text_smuggled_into_method_fields_is_withheld(pytester):
         f"--mteval-method={write_probe(pytester.path, SMUGGLER)}",
         f"--mteval-run-card={card}",
         "--mteval-scores-only",
+        # in process the method's fields are asked after it saw the sources (a runner process
+        # asks them when it starts, before any source): the harder case for redaction
+        "--mteval-runner=inprocess",
     )
     raw = card.read_text(encoding="utf-8")
     for entry in entries:

@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.submission_rules import file_sha256s, method_problems
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
 
 FORMAT: Final = "pytest-mteval-bundle/1"
@@ -34,7 +35,7 @@ MAX_TOTAL_BYTES: Final = 256 * 1024 * 1024
 _SKIPPED: Final = frozenset({"__pycache__", ".mteval", ".pytest_cache"})
 
 
-class BundleError(Exception):
+class BundleError(MtevalError):
     """A bundle that cannot be made; the message is one line naming the file."""
 
 

@@ -27,6 +27,7 @@ from typing import Any, Final
 import httpx
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.errors import MtevalError
 
 METHOD_CONFIG_FIELDS: Final = (
     "model",
@@ -42,7 +43,7 @@ RETRYABLE: Final = frozenset({408, 425, 429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S: Final = 30.0
 
 
-class PublishError(Exception):
+class PublishError(MtevalError):
     """A card that could not be published; the message is one line."""
 
 

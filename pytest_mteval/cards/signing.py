@@ -37,11 +37,13 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from pytest_mteval.errors import MtevalError
+
 ALGORITHM: Final = "ed25519"
 DOMAIN: Final = b"pytest-mteval run card signature v1\n"
 
 
-class SigningError(Exception):
+class SigningError(MtevalError):
     """A key or signature that cannot be used; the message is one line naming the file."""
 
 

@@ -14,10 +14,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_mteval.errors import MtevalError
+
 INDEX_NAME = "index.jsonl"
 
 
-class HistoryError(Exception):
+class HistoryError(MtevalError):
     """A run reference that cannot be resolved; the message is one line."""
 
 

@@ -13,6 +13,7 @@ import ssl
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.llm.client import ChatSettings, _tls_context
 from pytest_mteval.llm.pricing import load_prices
 from pytest_mteval.methods.protocol import RunConfig
@@ -21,7 +22,7 @@ from pytest_mteval.methods.protocol import RunConfig
 CONNECT_TIMEOUT_S = 10.0
 
 
-class PreflightError(ValueError):
+class PreflightError(MtevalError, ValueError):
     """A chat method that cannot start; the message never contains the key."""
 
 

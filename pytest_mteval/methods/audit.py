@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
 
 CATEGORIES: Final = (
@@ -191,7 +192,7 @@ _WHY: Final = {
 }
 
 
-class AuditError(Exception):
+class AuditError(MtevalError):
     """A folder that cannot be audited; the message is one line."""
 
 

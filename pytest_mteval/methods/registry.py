@@ -100,7 +100,9 @@ def _resolve(ep: EntryPoint) -> Path | MethodSource:
         raise MethodLoadError(f"{where}: {ep.attr} has no translate(entries, config) method")
     folder = _module_folder(ep.module, where)
     manifest = load_manifest(folder / "method.json") if (folder / "method.json").is_file() else None
-    return MethodSource(ep.name, folder if manifest else None, manifest, _factory(cls, where))
+    factory = _factory(cls, where)
+    factory.mteval_entry_point = ep.value  # type: ignore[attr-defined]  # for runner processes
+    return MethodSource(ep.name, folder if manifest else None, manifest, factory)
 
 
 def _module_folder(module: str, where: str) -> Path:

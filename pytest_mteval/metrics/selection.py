@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from pytest_mteval.errors import MtevalError
+
 #: The optional metrics, by their ``Metric.name``.
 OPTIONAL: tuple[str, ...] = (
     "fst",
@@ -25,7 +27,7 @@ OFF_BY_DEFAULT = frozenset({"semantic"})
 DEFAULT = frozenset(OPTIONAL) - OFF_BY_DEFAULT
 
 
-class MetricSelectionError(ValueError):
+class MetricSelectionError(MtevalError, ValueError):
     """An unknown metric name; the message lists the known ones."""
 
 

@@ -127,6 +127,7 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         # in the sandbox the method reaches nothing but the gateway: its preflight would fail
         checked = preflight and settings.sandbox == "none"
         state.isolation = start_isolation(state, config.rootpath, workerinput, preflight=checked)
+        _check_method_fields(state, state.method)
     # a secret run keeps no outputs on disk: an output may quote its source
     cached = not settings.no_cache and not state.secrecy.withheld
     if cached and getattr(state.method, "cacheable", True):
@@ -181,6 +182,8 @@ def _check_method_fields(state: RunState, method: object) -> None:
         card_fields = fields(state.run_config) if callable(fields) else {}
         tools = getattr(method, "tools_enabled", None)
         tools = [] if tools is None else tools
+    except ResultProblem as exc:
+        raise MethodLoadError(str(exc)) from None
     except Exception as exc:
         raise MethodLoadError(
             f"method {name!r} cannot describe itself: {type(exc).__name__}: {exc}"

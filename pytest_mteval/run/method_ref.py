@@ -23,6 +23,9 @@ MethodRef = dict[str, Any]
 
 def method_ref(source: MethodSource) -> MethodRef:
     """The reference a runner needs to build ``source``; MethodLoadError when there is none."""
+    entry_point = getattr(source.factory, "mteval_entry_point", None)
+    if isinstance(entry_point, str):  # an installed package's class: importable by name
+        return {"kind": "entry_point", "value": entry_point}
     if source.directory is not None and source.manifest is not None:
         return {"kind": "folder", "path": str(source.directory)}
     factory = source.factory
@@ -46,11 +49,17 @@ def build_method(ref: MethodRef, config: RunConfig) -> TranslationMethod:
     if ref.get("kind") == "folder":
         source = find_method(str(ref["path"]), Path("/"), {})
         return source.factory(config)
+    if ref.get("kind") == "entry_point":
+        module_name, _, attr = str(ref["value"]).partition(":")
+        target: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            target = getattr(target, part)
+        return target()  # type: ignore[no-any-return]
     for path in reversed(ref.get("sys_path") or []):
         if path not in sys.path:
             sys.path.insert(0, path)
     module = _import(str(ref["module"]), ref.get("file"))
-    target: Any = module
+    target = module
     for part in str(ref["qualname"]).split("."):
         target = getattr(target, part)
     return target(config)  # type: ignore[no-any-return]
@@ -78,20 +87,25 @@ def describe(method: TranslationMethod, config: RunConfig) -> dict[str, Any]:
     def ask(key: str, call: Any) -> None:
         try:
             value = call()
-            _json_safe(value)
-            out[key] = value
         except Exception as exc:
             out["errors"][key] = f"{type(exc).__name__}: {exc}"
+            return
+        try:
+            _json_safe(value)
+        except (TypeError, ValueError, RecursionError) as exc:
+            out["errors"][key] = f"{key} is not plain JSON: {exc}"
+            return
+        out[key] = value
 
     if isinstance(method, DescribesPrompt):
         ask("system_prompt", lambda: method.system_prompt(config))
     fields = getattr(method, "run_card_fields", None)
     if callable(fields):
-        ask("run_card_fields", lambda: dict(fields(config)))
+        ask("run_card_fields", lambda: fields(config))
     calls = getattr(method, "max_calls_per_entry", None)
     if callable(calls):
         ask("max_calls_per_entry", lambda: int(calls(config)))
-    ask("tools_enabled", lambda: list(getattr(method, "tools_enabled", []) or []))
+    ask("tools_enabled", lambda: getattr(method, "tools_enabled", []) or [])
     ask("cacheable", lambda: bool(getattr(method, "cacheable", True)))
     return out
 

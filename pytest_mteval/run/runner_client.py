@@ -192,8 +192,10 @@ class ProcessBackend:
                 else process.exit_note()
             )
             process.kill("failed to start")
-            where = f"in its runner ({self.launch.label})"
-            raise MethodLoadError(f"method {self.name!r} cannot start {where}: {why}")
+            # the method's own refusal reads the same in every runner mode; a runner that
+            # died or hung says where
+            where = "" if process.fatal else f" in its runner ({self.launch.label})"
+            raise MethodLoadError(f"method {self.name!r} cannot start{where}: {why}")
         self._process = process
         self.preflight = False  # once per run: a fresh runner after a kill skips it
         self.description = process.ready

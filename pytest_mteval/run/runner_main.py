@@ -40,16 +40,41 @@ class _Channel:
 
 
 def _plain(item: Any) -> Any:
-    """A result item as it can travel; what JSON cannot carry becomes that entry's error."""
+    """A result item as it can travel; what JSON cannot carry (or would silently change, such
+    as a number used as a key) becomes that entry's error, worded as the harness words it."""
+    if not isinstance(item, dict):
+        return item
+    found = item.get("id")
+    ident = found if isinstance(found, str | int) and not isinstance(found, bool) else None
+    key = non_text_key(item)
+    if key is not None:
+        return {"id": ident, "error": f"entry {ident}: a result key is {key}, not text"}
     try:
-        json.dumps(item)
+        json.dumps(item, allow_nan=False)
         return item
     except (TypeError, ValueError, RecursionError) as exc:
-        if not isinstance(item, dict):
-            return None
-        found = item.get("id")
-        ident = found if isinstance(found, str | int) and not isinstance(found, bool) else None
-        return {"id": ident, "error": f"method returned a result that is not plain JSON: {exc}"}
+        if "Out of range float" in str(exc):
+            return item  # NaN and infinities: the harness's check names the field
+        return {"id": ident, "error": f"entry {ident}: not plain JSON: {exc}"}
+
+
+def non_text_key(value: Any, depth: int = 0) -> str | None:
+    """The type name of the first dict key that is not text (JSON would turn it into text)."""
+    if depth > 64:
+        return None
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if not isinstance(key, str):
+                return type(key).__name__
+            found = non_text_key(inner, depth + 1)
+            if found is not None:
+                return found
+    elif isinstance(value, list | tuple):
+        for inner in value:
+            found = non_text_key(inner, depth + 1)
+            if found is not None:
+                return found
+    return None
 
 
 class _Runner:

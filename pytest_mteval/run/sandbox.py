@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest_mteval
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.run.runner_client import Launch
 
 #: Where the gateway's socket folder appears inside the sandbox.
@@ -27,7 +28,7 @@ _ETC = ("/etc/ssl", "/etc/ca-certificates", "/etc/localtime", "/etc/ld.so.cache"
         "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives")  # fmt: skip
 
 
-class SandboxError(Exception):
+class SandboxError(MtevalError):
     """The sandbox cannot be used for this run; one line says why."""
 
 

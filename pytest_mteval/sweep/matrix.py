@@ -17,6 +17,7 @@ from typing import Any
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.compare import compare_runs
 from pytest_mteval.cards.gate import GateOptions
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.scoring.comparable import from_card
 from pytest_mteval.scoring.pairing import COMPOSITE
 
@@ -26,7 +27,7 @@ BASELINE_CLASSES = frozenset({"raw-llm"})
 DEFAULT_FLOOR = 20.0
 
 
-class MatrixError(Exception):
+class MatrixError(MtevalError):
     """Cards that cannot make a matrix; the message names the file."""
 
 

@@ -40,6 +40,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from pytest_mteval.errors import MtevalError
+
 #: Axes that are harness options, with the option each one sets.
 HARNESS_AXES = {
     "model": "--mteval-model",
@@ -50,7 +52,7 @@ HARNESS_AXES = {
 Scalar = str | int | float | bool
 
 
-class SweepError(Exception):
+class SweepError(MtevalError):
     """A sweep file that cannot be used; the message names the file and the field."""
 
 
