@@ -7,6 +7,8 @@ silently dropped from the computation (or from the table the code uses) fails he
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from test_scoring import _markdown_table_after
 
@@ -49,7 +51,7 @@ def test_a_metric_alone_is_the_composite_and_with_one_other_its_share_is_renorma
     names = list(table)
     for name in names:
         assert scoring.composite({name: raw(name, 0.3)}, profile) == pytest.approx(0.3), name
-    for first, second in zip(names, names[1:], strict=False):
+    for first, second in itertools.pairwise(names):
         both = {first: raw(first, 1.0), second: raw(second, 0.0)}
         share = table[first] / (table[first] + table[second])
         assert scoring.composite(both, profile) == pytest.approx(share), (first, second)

@@ -167,9 +167,13 @@ def test_a_composite_drop_exactly_at_max_drop_passes_and_just_above_it_fails(
     )
     assert by_hand > 0.01  # Haiku is really worse
     first = session(
-        pytester, HAIKU, f"--mteval-baseline={baseline}", "--mteval-significance=0",
-        "--mteval-max-drop=1", "--mteval-entry-max-drop=100",
-    )  # fmt: skip
+        pytester,
+        HAIKU,
+        f"--mteval-baseline={baseline}",
+        "--mteval-significance=0",
+        "--mteval-max-drop=1",
+        "--mteval-entry-max-drop=100",
+    )
     assert first.ret == pytest.ExitCode.OK
     drop = -gate_row(card(pytester), "composite")["delta"]
     assert drop == pytest.approx(by_hand, abs=1e-12)
@@ -244,9 +248,7 @@ def test_significance_decides_a_small_drop_and_0_turns_the_test_off(pytester, ba
 
 
 @pytest.mark.parametrize("form", ["cli", "ini"])
-def test_a_p_value_exactly_at_the_significance_passes_and_below_it_fails(
-    pytester, baseline, form
-):
+def test_a_p_value_exactly_at_the_significance_passes_and_below_it_fails(pytester, baseline, form):
     predictions, _ = small_regression(pytester.path)
     quiet = "--mteval-entry-max-drop=100"
     session(pytester, predictions, f"--mteval-baseline={baseline}", quiet)
@@ -255,17 +257,23 @@ def test_a_p_value_exactly_at_the_significance_passes_and_below_it_fails(
     assert round(p_value * 1001) == pytest.approx(p_value * 1001, abs=1e-9)
 
     at = session(
-        pytester, predictions, f"--mteval-baseline={baseline}", quiet,
+        pytester,
+        predictions,
+        f"--mteval-baseline={baseline}",
+        quiet,
         *option(pytester, form, "significance", repr(p_value)),
-    )  # fmt: skip
+    )
     assert at.ret == pytest.ExitCode.OK
     at.stdout.fnmatch_lines([f"composite *pass (drop not significant, p >= {p_value:g})"])
     assert card(pytester)["gate"]["options"]["significance"] == p_value
 
     stricter = session(
-        pytester, predictions, f"--mteval-baseline={baseline}", quiet,
+        pytester,
+        predictions,
+        f"--mteval-baseline={baseline}",
+        quiet,
         *option(pytester, form, "significance", repr(above(p_value))),
-    )  # fmt: skip
+    )
     assert stricter.ret == pytest.ExitCode.TESTS_FAILED
     stricter.stdout.fnmatch_lines([f"composite *FAIL: dropped *, p < {above(p_value):g}"])
 
@@ -280,16 +288,18 @@ def corpus_chrf(report: Path) -> float:
 
 
 @pytest.mark.parametrize("form", ["cli", "ini"])
-def test_a_metric_gate_exactly_at_its_drop_passes_and_just_above_it_fails(
-    pytester, baseline, form
-):
+def test_a_metric_gate_exactly_at_its_drop_passes_and_just_above_it_fails(pytester, baseline, form):
     by_sacrebleu = corpus_chrf(GPT55) - corpus_chrf(HAIKU)
     assert by_sacrebleu > 1
     relaxed = ["--mteval-max-drop=1", "--mteval-significance=0", "--mteval-entry-max-drop=100"]
     first = session(
-        pytester, HAIKU, f"--mteval-baseline={baseline}", *relaxed,
-        "--mteval-gate=chrf_plus_plus:100", "--mteval-gate=exact_match_rate:1",
-    )  # fmt: skip
+        pytester,
+        HAIKU,
+        f"--mteval-baseline={baseline}",
+        *relaxed,
+        "--mteval-gate=chrf_plus_plus:100",
+        "--mteval-gate=exact_match_rate:1",
+    )
     assert first.ret == pytest.ExitCode.OK
     recorded = card(pytester)["gate"]
     assert recorded["options"]["metric_gates"] == {"chrf_plus_plus": 100.0, "exact_match_rate": 1.0}
@@ -302,28 +312,39 @@ def test_a_metric_gate_exactly_at_its_drop_passes_and_just_above_it_fails(
     assert drop == pytest.approx(by_sacrebleu, abs=1e-9)
 
     at = session(
-        pytester, HAIKU, f"--mteval-baseline={baseline}", *relaxed,
+        pytester,
+        HAIKU,
+        f"--mteval-baseline={baseline}",
+        *relaxed,
         *option(pytester, form, "gate", f"chrf_plus_plus:{drop!r}"),
-    )  # fmt: skip
+    )
     assert at.ret == pytest.ExitCode.OK, at.stdout.str()[-2000:]
     at.stdout.fnmatch_lines(["chrf_plus_plus *pass (within the allowed drop)", "gate      PASSED"])
     assert card(pytester)["gate"]["options"]["metric_gates"] == {"chrf_plus_plus": drop}
 
     over = session(
-        pytester, HAIKU, f"--mteval-baseline={baseline}", *relaxed,
+        pytester,
+        HAIKU,
+        f"--mteval-baseline={baseline}",
+        *relaxed,
         *option(pytester, form, "gate", f"chrf_plus_plus:{below(drop)!r}"),
-    )  # fmt: skip
+    )
     assert over.ret == pytest.ExitCode.TESTS_FAILED
-    over.stdout.fnmatch_lines(["chrf_plus_plus *FAIL: dropped*", "gate      FAILED: chrf_plus_plus"])
+    over.stdout.fnmatch_lines(
+        ["chrf_plus_plus *FAIL: dropped*", "gate      FAILED: chrf_plus_plus"]
+    )
     assert junit(pytester) == (47, 0)
 
 
 def test_a_metric_gate_needs_no_composite_gate(pytester, baseline):
     """--mteval-gate alone: the composite is still gated by --mteval-max-drop's default 0."""
     result = session(
-        pytester, HAIKU, f"--mteval-baseline={baseline}", "--mteval-gate=ter:1000",
+        pytester,
+        HAIKU,
+        f"--mteval-baseline={baseline}",
+        "--mteval-gate=ter:1000",
         "--mteval-entry-max-drop=100",
-    )  # fmt: skip
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["ter *pass*", "gate      FAILED: composite"])
 
@@ -388,7 +409,9 @@ def test_an_entry_drop_exactly_at_its_limit_passes_and_one_float_less_fails(
     largest = max(drops.values())
     worst = {key for key, drop in drops.items() if drop == largest}
     relaxed = [f"--mteval-baseline={baseline}", "--mteval-max-drop=1"]
-    at = session(pytester, HAIKU, *relaxed, *option(pytester, form, "entry-max-drop", repr(largest)))
+    at = session(
+        pytester, HAIKU, *relaxed, *option(pytester, form, "entry-max-drop", repr(largest))
+    )
     assert at.ret == pytest.ExitCode.OK, at.stdout.str()[-2000:]
     assert junit(pytester) == (47, 0)
 
@@ -411,7 +434,9 @@ def test_an_entry_floor_exactly_met_passes_and_one_float_higher_fails(pytester, 
     assert met.ret == pytest.ExitCode.OK
     assert junit(pytester) == (47, 0)
 
-    missed = session(pytester, GPT55, *option(pytester, form, "entry-min-chrf", repr(above(lowest))))
+    missed = session(
+        pytester, GPT55, *option(pytester, form, "entry-min-chrf", repr(above(lowest)))
+    )
     assert missed.ret == pytest.ExitCode.TESTS_FAILED
     assert junit(pytester) == (47, len(weakest))
     assert failed_entry_ids(missed) == weakest
@@ -446,9 +471,12 @@ def test_a_run_whose_entries_fail_does_not_replace_the_baseline(pytester, baseli
 def test_a_run_failing_the_gate_does_not_replace_the_baseline(pytester, baseline):
     before = baseline.read_bytes()
     result = session(
-        pytester, HAIKU, f"--mteval-baseline={baseline}", "--mteval-update-baseline",
+        pytester,
+        HAIKU,
+        f"--mteval-baseline={baseline}",
+        "--mteval-update-baseline",
         "--mteval-entry-max-drop=100",
-    )  # fmt: skip
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["gate      FAILED: composite"])
     assert "baseline written" not in result.stdout.str()
