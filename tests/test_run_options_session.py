@@ -202,7 +202,9 @@ def crk_words(tmp_path: Path) -> tuple[Path, Path, list[str]]:
     corpus.write_text(json.dumps({"dataset": dataset, "entries": entries}, ensure_ascii=False))
     predicted = [e["reference"] if i < 4 else e["source"] for i, e in enumerate(entries)]
     predictions = tmp_path / "predictions.jsonl"
-    lines = [json.dumps({"id": e["id"], "predicted": p}) for e, p in zip(entries, predicted)]
+    lines = [
+        json.dumps({"id": e["id"], "predicted": p}) for e, p in zip(entries, predicted, strict=True)
+    ]
     predictions.write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert all(" " not in p for p in predicted)  # one word each: no tokenizer needed below
     return corpus, predictions, predicted
