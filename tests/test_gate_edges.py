@@ -1,0 +1,44 @@
+"""Edges of the gate's verdict that mutation testing found unguarded (docs/testing.md): the
+floor exactly met, a run with no composite, a failing gate that still names its baseline."""
+
+from __future__ import annotations
+
+import copy
+
+from replayed_runs import GPT55, card_dict, replay_card
+
+from pytest_mteval.baseline import read_run
+from pytest_mteval.gate import GateOptions, evaluate_gate
+
+
+def test_a_composite_exactly_at_the_floor_passes_and_is_shown():
+    card = card_dict(replay_card(GPT55))
+    composite = card["scores"]["composite"]
+    verdict = evaluate_gate(None, card, GateOptions(fail_under=composite))
+    assert verdict.passed
+    (row,) = verdict.rows
+    assert (row.metric, row.now, row.passed, row.verdict) == (
+        "composite (this run)",
+        composite,
+        True,
+        "pass",
+    )
+
+
+def test_a_run_without_a_composite_fails_any_floor():
+    card = copy.deepcopy(card_dict(replay_card(GPT55)))
+    card["scores"] = {"composite": None}  # nothing the composite is made of was measured
+    verdict = evaluate_gate(None, card, GateOptions(fail_under=0.0))
+    assert not verdict.passed
+    (row,) = verdict.rows
+    assert (row.now, row.passed, row.verdict) == (None, False, "FAIL: this run has no composite")
+
+
+def test_a_gate_that_cannot_be_evaluated_still_names_its_baseline_or_none():
+    broken = {"scores": {}, "results": [{"no": "entry id"}]}
+    baseline = read_run(GPT55)
+    against = evaluate_gate(baseline, broken, GateOptions())
+    assert (against.passed, against.baseline) == (False, baseline.describe())
+    alone = evaluate_gate(None, broken, GateOptions())
+    assert (alone.passed, alone.baseline) == (False, None)
+    assert "could not be evaluated" in alone.notes[0]
