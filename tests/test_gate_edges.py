@@ -42,3 +42,42 @@ def test_a_gate_that_cannot_be_evaluated_still_names_its_baseline_or_none():
     alone = evaluate_gate(None, broken, GateOptions())
     assert (alone.passed, alone.baseline) == (False, None)
     assert "could not be evaluated" in alone.notes[0]
+
+
+def test_an_unknown_metric_in_a_gate_lists_every_gateable_name():
+    import pytest
+    from test_composite_weights import documented_weights
+
+    from pytest_mteval.gate import GateOptionError, parse_metric_gate
+
+    known = {"composite", "chrf_plus_plus", "bleu", "ter"}
+    known |= set(documented_weights("A")) | set(documented_weights("B"))
+    with pytest.raises(GateOptionError) as caught:
+        parse_metric_gate("chrf:1")
+    assert str(caught.value) == (
+        f"unknown metric 'chrf' in a gate; known: {', '.join(sorted(known))}"
+    )
+
+
+def test_the_recorded_options_are_plain_json():
+    import json
+
+    gates = {"ter": 2.0}
+    recorded = GateOptions(metric_gates=gates, fail_under=0.5).to_json()
+    assert set(recorded) == {
+        "max_drop",
+        "fail_under",
+        "metric_gates",
+        "significance",
+        "n_bootstrap",
+        "seed",
+        "confidence",
+    }
+    assert recorded["metric_gates"] == gates
+    assert recorded["metric_gates"] is not gates
+    assert json.loads(json.dumps(recorded)) == recorded
+    assert (recorded["fail_under"], recorded["max_drop"], recorded["significance"]) == (
+        0.5,
+        0.0,
+        0.05,
+    )
