@@ -38,6 +38,9 @@ def verdict(**changes) -> GateVerdict:
             "FAIL: dropped 7.05 > 1, p < 0.05",
         ),
         MetricVerdict("ter", 57.0, 56.0, -1.0, -2.0, 0.5, 0.5, "max drop 2", True, "pass"),
+        MetricVerdict(
+            "exact_match_rate", 0.3, 0.35, 0.05, -0.01, 0.1, 0.3, "max drop 0", True, "pass"
+        ),
     ]
     fields = {
         "passed": False,
@@ -61,6 +64,7 @@ def test_the_gate_section_line_by_line():
         "composite             0.7191    0.6512  -0.0679  [-0.1000, -0.0300]  0.002  max drop 0  FAIL: dropped 0.0679 > 0, p < 0.05",
         "chrf_plus_plus        70.20     63.15   -7.05    [-10.50, -3.25]     0.000  max drop 1  FAIL: dropped 7.05 > 1, p < 0.05",
         "ter                   57.00     56.00   -1.00    [-2.00, +0.50]      0.500  max drop 2  pass",
+        "exact_match_rate      0.3000    0.3500  +0.0500  [-0.0100, +0.1000]  0.300  max drop 0  pass",
         "note      compared over the 40 entries both runs scored (baseline 47, now 40)",
         "gate      FAILED: composite, chrf_plus_plus",
     ]
@@ -88,6 +92,11 @@ def test_without_a_baseline_only_the_floor_and_the_verdict_show():
         "composite (this run)  -         0.2500  -      -       -  floor 0.3  FAIL: 0.2500 < 0.3",
         "gate      FAILED: composite (this run)",
     ]
+
+
+def test_a_baseline_sharing_no_metric_says_none():
+    lines = gate_lines(verdict(rows=[], notes=[], common_entries=0, shared_metrics=[]))
+    assert lines[1] == "compared  0 common entries; shared metrics: none"
 
 
 def test_a_passing_gate_and_one_that_failed_without_a_row_say_so():
