@@ -81,3 +81,27 @@ def test_the_recorded_options_are_plain_json():
         0.0,
         0.05,
     )
+
+
+def test_the_verdict_recorded_on_the_card_has_every_field():
+    baseline = read_run(GPT55)
+    card = card_dict(replay_card(GPT55))
+    verdict = evaluate_gate(baseline, card, GateOptions(significance=0))
+    recorded = verdict.to_json()
+    assert set(recorded) == {
+        "passed",
+        "baseline",
+        "baseline_run_card_hash",
+        "options",
+        "common_entries",
+        "shared_metrics",
+        "metrics",
+        "notes",
+    }
+    assert recorded["passed"] is True
+    assert recorded["baseline"] == baseline.describe()
+    assert recorded["common_entries"] == len(card["results"]) == 47
+    assert recorded["shared_metrics"] == verdict.shared_metrics
+    assert "chrf_plus_plus" in recorded["shared_metrics"]
+    assert recorded["notes"] == verdict.notes
+    assert [row["metric"] for row in recorded["metrics"]] == ["composite"]

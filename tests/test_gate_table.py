@@ -39,7 +39,7 @@ def verdict(**changes) -> GateVerdict:
         ),
         MetricVerdict("ter", 57.0, 56.0, -1.0, -2.0, 0.5, 0.5, "max drop 2", True, "pass"),
         MetricVerdict(
-            "exact_match_rate", 0.3, 0.35, 0.05, -0.01, 0.1, 0.3, "max drop 0", True, "pass"
+            "exact_match_rate", 0.3, 0.35, 0.05, 0.01, 0.1, 0.3, "max drop 0", True, "pass"
         ),
     ]
     fields = {
@@ -64,7 +64,7 @@ def test_the_gate_section_line_by_line():
         "composite             0.7191    0.6512  -0.0679  [-0.1000, -0.0300]  0.002  max drop 0  FAIL: dropped 0.0679 > 0, p < 0.05",
         "chrf_plus_plus        70.20     63.15   -7.05    [-10.50, -3.25]     0.000  max drop 1  FAIL: dropped 7.05 > 1, p < 0.05",
         "ter                   57.00     56.00   -1.00    [-2.00, +0.50]      0.500  max drop 2  pass",
-        "exact_match_rate      0.3000    0.3500  +0.0500  [-0.0100, +0.1000]  0.300  max drop 0  pass",
+        "exact_match_rate      0.3000    0.3500  +0.0500  [+0.0100, +0.1000]  0.300  max drop 0  pass",
         "note      compared over the 40 entries both runs scored (baseline 47, now 40)",
         "gate      FAILED: composite, chrf_plus_plus",
     ]
