@@ -105,3 +105,39 @@ def test_the_verdict_recorded_on_the_card_has_every_field():
     assert "chrf_plus_plus" in recorded["shared_metrics"]
     assert recorded["notes"] == verdict.notes
     assert [row["metric"] for row in recorded["metrics"]] == ["composite"]
+
+
+def _only_row(verdict, metric):
+    (row,) = [r for r in verdict.rows if r.metric == metric]
+    return row
+
+
+def test_each_reason_a_comparison_is_impossible_is_said_exactly():
+    from replayed_runs import GEMINI_SME, HAIKU
+
+    from pytest_mteval.gate import evaluate_runs
+
+    apart = evaluate_runs(read_run(GEMINI_SME), read_run(GPT55), GateOptions())
+    row = _only_row(apart, "composite")
+    assert (row.passed, row.verdict) == (False, "FAIL: no entry in common with the baseline")
+
+    lacking = evaluate_runs(
+        read_run(GPT55), read_run(HAIKU), GateOptions(metric_gates={"fst_acceptance_rate": 0.1})
+    )
+    row = _only_row(lacking, "fst_acceptance_rate")
+    assert (row.passed, row.verdict) == (False, "FAIL: cannot compare, not measured by both runs")
+
+    bare = copy.deepcopy(read_run(GPT55))
+    bare.metrics = dict.fromkeys(bare.metrics)  # measured nothing the composite is made of
+    nothing = evaluate_runs(bare, read_run(HAIKU), GateOptions())
+    row = _only_row(nothing, "composite")
+    assert (row.passed, row.verdict) == (False, "FAIL: cannot compare, no metric in common")
+
+
+def test_a_gate_that_cannot_be_evaluated_says_which_error_and_keeps_its_options():
+    broken = {"scores": {}, "results": [{"no": "entry id"}]}
+    options = GateOptions(max_drop=0.5, significance=0.01)
+    verdict = evaluate_gate(None, broken, options)
+    assert verdict.notes == ["the gate could not be evaluated: KeyError: 'entry_id'"]
+    assert verdict.options == options
+    assert verdict.to_json()["options"]["max_drop"] == 0.5
