@@ -4,11 +4,22 @@ floor exactly met, a run with no composite, a failing gate that still names its 
 from __future__ import annotations
 
 import copy
+import json
+import math
 
-from replayed_runs import GPT55, card_dict, replay_card
+import pytest
+from replayed_runs import GEMINI_SME, GPT55, HAIKU, card_dict, replay_card
+from test_composite_weights import documented_weights
+from test_gate import _with_fst
 
 from pytest_mteval.baseline import read_run
-from pytest_mteval.gate import GateOptions, evaluate_gate
+from pytest_mteval.gate import (
+    GateOptionError,
+    GateOptions,
+    evaluate_gate,
+    evaluate_runs,
+    parse_metric_gate,
+)
 
 
 def test_a_composite_exactly_at_the_floor_passes_and_is_shown():
@@ -45,11 +56,6 @@ def test_a_gate_that_cannot_be_evaluated_still_names_its_baseline_or_none():
 
 
 def test_an_unknown_metric_in_a_gate_lists_every_gateable_name():
-    import pytest
-    from test_composite_weights import documented_weights
-
-    from pytest_mteval.gate import GateOptionError, parse_metric_gate
-
     known = {"composite", "chrf_plus_plus", "bleu", "ter"}
     known |= set(documented_weights("A")) | set(documented_weights("B"))
     with pytest.raises(GateOptionError) as caught:
@@ -60,8 +66,6 @@ def test_an_unknown_metric_in_a_gate_lists_every_gateable_name():
 
 
 def test_the_recorded_options_are_plain_json():
-    import json
-
     gates = {"ter": 2.0}
     recorded = GateOptions(metric_gates=gates, fail_under=0.5).to_json()
     assert set(recorded) == {
@@ -113,10 +117,6 @@ def _only_row(verdict, metric):
 
 
 def test_each_reason_a_comparison_is_impossible_is_said_exactly():
-    from replayed_runs import GEMINI_SME, HAIKU
-
-    from pytest_mteval.gate import evaluate_runs
-
     apart = evaluate_runs(read_run(GEMINI_SME), read_run(GPT55), GateOptions())
     row = _only_row(apart, "composite")
     assert (row.passed, row.verdict) == (False, "FAIL: no entry in common with the baseline")
@@ -141,3 +141,77 @@ def test_a_gate_that_cannot_be_evaluated_says_which_error_and_keeps_its_options(
     assert verdict.notes == ["the gate could not be evaluated: KeyError: 'entry_id'"]
     assert verdict.options == options
     assert verdict.to_json()["options"]["max_drop"] == 0.5
+
+
+# --- the gate's boundaries at unit level (the session tests pin them too, but cost seconds) ---
+
+
+def _gated(**options):
+    return evaluate_gate(
+        read_run(replay_card(GPT55)), card_dict(replay_card(HAIKU)), GateOptions(**options)
+    )
+
+
+def test_a_zero_drop_with_the_test_off_passes_plainly():
+    path = replay_card(GPT55)
+    verdict = evaluate_gate(read_run(path), card_dict(path), GateOptions(significance=0))
+    row = _only_row(verdict, "composite")
+    assert (row.delta, row.passed, row.verdict) == (0.0, True, "pass")
+    assert verdict.baseline == read_run(path).describe()
+
+
+def test_a_drop_exactly_at_max_drop_passes_and_one_float_more_fails():
+    drop = -_only_row(_gated(significance=0, max_drop=1.0), "composite").delta
+    assert drop > 0.01
+    at = _only_row(_gated(significance=0, max_drop=drop), "composite")
+    assert (at.passed, at.verdict) == (True, "pass (within the allowed drop)")
+    limit = math.nextafter(drop, 0)
+    over = _only_row(_gated(significance=0, max_drop=limit), "composite")
+    assert (over.passed, over.p_value) == (False, None)
+    assert over.verdict == f"FAIL: dropped {drop:.4g} > {limit:g}"
+
+
+def test_a_p_value_exactly_at_the_significance_passes_and_below_it_fails():
+    p_value = _only_row(_gated(), "composite").p_value
+    assert p_value is not None
+    at = _only_row(_gated(significance=p_value), "composite")
+    assert (at.passed, at.verdict) == (True, f"pass (drop not significant, p >= {p_value:g})")
+    stricter = math.nextafter(p_value, 1)
+    below = _only_row(_gated(significance=stricter), "composite")
+    assert below.passed is False
+    assert below.verdict.endswith(f", p < {stricter:g}")
+
+
+def test_the_resampling_options_reach_the_bootstrap():
+    base = _only_row(_gated(), "composite")
+    reseeded = _only_row(_gated(seed=7), "composite")
+    assert (reseeded.ci_lower, reseeded.ci_upper) != (base.ci_lower, base.ci_upper)
+    narrow = _only_row(_gated(confidence=0.5), "composite")
+    assert narrow.ci_upper - narrow.ci_lower < base.ci_upper - base.ci_lower
+    few = _only_row(_gated(n_bootstrap=100), "composite")
+    assert round(few.p_value * 101, 9) == round(few.p_value * 101)  # (1 + k) / (1 + 100)
+    assert round(base.p_value * 1001, 9) == round(base.p_value * 1001)
+
+
+def test_an_untestable_drop_fails_when_the_test_is_on():
+    now = _with_fst(HAIKU, rate_offset=-0.05)
+    verdict = evaluate_runs(
+        _with_fst(GPT55), now, GateOptions(metric_gates={"fst_acceptance_rate": 0.0})
+    )
+    row = _only_row(verdict, "fst_acceptance_rate")
+    assert (row.passed, row.p_value) == (False, None)
+    assert not verdict.passed
+
+
+def test_no_baseline_is_said_once_exactly():
+    verdict = evaluate_gate(None, card_dict(replay_card(GPT55)), GateOptions())
+    assert verdict.notes == ["no baseline: nothing to compare with, only absolute limits apply"]
+
+
+def test_impossible_options_are_refused_naming_the_option():
+    with pytest.raises(GateOptionError, match=r"significance must be in \[0, 1\), got 1\.0"):
+        GateOptions(significance=1.0)
+    with pytest.raises(GateOptionError, match=r"^max drop must be a finite number, got nan$"):
+        GateOptions(max_drop=math.nan)
+    with pytest.raises(GateOptionError, match=r"^fail under must be a finite number, got inf$"):
+        GateOptions(fail_under=math.inf)
