@@ -3,8 +3,10 @@ composite with the documented weights, its interval, tiers and group composites.
 
 from __future__ import annotations
 
+import copy
+
 import pytest
-from replayed_runs import HAIKU, card_dict, replay_card
+from replayed_runs import GPT55, HAIKU, card_dict, replay_card
 from test_gate_options_session import composite_by_hand
 from test_scoring import _markdown_table_after
 
@@ -63,3 +65,22 @@ def test_a_group_composite_is_the_composite_of_its_entries_alone(card):
         alone = headline.group_composite(found, positions, "B")
         assert alone == pytest.approx(group["composite"], abs=1e-12)
         assert alone != pytest.approx(everyone, abs=1e-6)
+
+
+def test_a_deployable_run_is_a_candidate_and_a_flagged_one_is_capped():
+    strong = card_dict(replay_card(GPT55))
+    scores, records = strong["scores"], strong["results"]
+    assert composite_by_hand(scores) >= 0.70  # deployable by the table
+    found = headline.statistics_of(records, scores, "B")
+    judged, flags = headline.judge_run(records, scores, "B", found, None)
+    assert (judged["quality_tier_uncapped"], flags) == ("deployable", [])
+    assert judged["quality_tier"] == "deployable (candidate, needs community review)"
+    validated, _ = headline.judge_run(records, scores, "B", found, None, human_validated=True)
+    assert validated["quality_tier"] == "deployable"
+
+    emptied = copy.deepcopy(records)
+    for row in emptied[:10]:  # 10 of 47 empty: over the 10 % the empty_output guard allows
+        row["predicted"] = ""
+    judged, flags = headline.judge_run(emptied, scores, "B", found, None, human_validated=True)
+    assert "empty_output" in {flag["code"] for flag in flags}
+    assert (judged["quality_tier_uncapped"], judged["quality_tier"]) == ("deployable", "emerging")
