@@ -8,6 +8,8 @@ import pytest
 from conftest import CORPORA, METHODS
 from methods_for_tests import MANIFEST, calls, write_probe
 
+from pytest_mteval.methods.manifest import ManifestError, derive_dependency_class, load_manifest
+
 pytest_plugins = ["pytester"]
 
 
@@ -146,5 +148,14 @@ def test_ini_paths_are_relative_to_the_ini_file(pytester, small_corpus):
     assert (pytester.path / "out" / "card.json").exists()
 
 
-def test_probe_manifest_is_valid():
-    assert MANIFEST["dependency_class"] == "S"
+def test_probe_manifest_is_valid(tmp_path):
+    """The probe every robustness test runs passes the real manifest validation: its declared
+    dependency class is re-derived from its dependencies, and it claims every language pair."""
+    manifest = load_manifest(write_probe(tmp_path) / "method.json")
+    assert manifest.dependency_class == derive_dependency_class(manifest.dependencies)
+    assert manifest.supports("en", "fr")
+    assert manifest.supports("crk", "se")
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({**MANIFEST, "dependency_class": "X"}), encoding="utf-8")
+    with pytest.raises(ManifestError, match="dependency_class"):
+        load_manifest(broken)

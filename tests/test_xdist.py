@@ -61,3 +61,35 @@ def test_each_batch_is_translated_once_on_one_worker(pytester, small_corpus):
     batches = [tuple(e["id"] for e in call["entries"]) for call in calls(probe)]
     assert sorted(batches) == [(1, 2), (3, 4), (5, 6)]  # once each, user tests included
     assert len(Counter(call["pid"] for call in calls(probe))) == 2
+
+
+def test_with_the_cache_off_each_batch_is_still_translated_once(pytester, small_corpus):
+    """No cache to hide a second translation: every call of the method is logged, and each
+    batch must appear exactly once, on the worker that ran all of that batch's items."""
+    probe = write_probe(pytester.path)
+    pytester.makepyfile(
+        test_mt="import os\n\n"
+        "def test_seen(mteval_result, mteval_entry):\n"
+        "    with open('items.log', 'a') as log:\n"
+        "        log.write(f'{os.getpid()} {mteval_entry.id}\\n')\n"
+        "    assert mteval_result['error'] is None\n"
+    )
+    result = pytester.runpytest_subprocess(
+        f"--mteval-corpus={small_corpus}",
+        f"--mteval-method={probe}",
+        "--mteval-batch-size=2",
+        "--mteval-no-cache",
+        "-n",
+        "2",
+    )
+    result.assert_outcomes(passed=12)
+    assert not (pytester.path / ".mteval" / "cache").exists()
+    made = Counter(tuple(e["id"] for e in call["entries"]) for call in calls(probe))
+    assert made == {(1, 2): 1, (3, 4): 1, (5, 6): 1}
+    worker_of = {tuple(e["id"] for e in c["entries"]): c["pid"] for c in calls(probe)}
+    assert len(set(worker_of.values())) == 2  # both workers translated
+    # the user's tests of an entry ran on the worker that translated its batch
+    for line in (pytester.path / "items.log").read_text().splitlines():
+        pid, entry = (int(x) for x in line.split())
+        batch = next(ids for ids in worker_of if entry in ids)
+        assert worker_of[batch] == pid, (entry, batch)
