@@ -10,6 +10,8 @@ from pathlib import Path
 
 from pytest_mteval import runcard
 from pytest_mteval.compare_cli import add_compare_command
+from pytest_mteval.review.cli import add_review_command
+from pytest_mteval.review.ingest import verify_chain
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -17,6 +19,7 @@ def _verify(args: argparse.Namespace) -> int:
     try:
         card = runcard.load(path)
         runcard.verify(card, path)
+        verify_chain(card, path)
     except runcard.RunCardError as exc:
         print(f"INVALID {exc}")
         return 1
@@ -39,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("which", choices=["run-card"])
     schema.set_defaults(run=_schema)
     add_compare_command(commands)
+    add_review_command(commands)
     return parser
 
 
