@@ -10,8 +10,11 @@ scored against ``--reference``. Printed per metric and for the composite:
 
 - system level: Pearson and Kendall (tau-b) between the card's value and the system's mean
   MQM score over the same segments;
-- segment level: Kendall tau-b over every (system, segment) pair, pooled ("no grouping");
-  the composite of one segment is the run's composite over that entry alone;
+- segment level: Kendall tau-b over every (system, segment) pair, pooled ("no grouping"),
+  and the mean over segments of the tau-b between the systems' translations of that one
+  segment ("per segment": which translation of the same source is better, the question a
+  gate asks; the pooled figure also rewards knowing that long segments collect more MQM
+  penalty); the composite of one segment is the run's composite over that entry alone;
 - for the per-entry detectors: precision and recall of "fired" against "some rater marked an
   error of the matching MQM categories" on the same output.
 
@@ -124,6 +127,8 @@ def replay(system: str, data: mqm_data.MQMData, corpus: Path, out: Path) -> dict
         "-q",
         "-p",
         "no:cacheprovider",
+        "-p",
+        "no:asyncio",
         f"--mteval-corpus={corpus}",
         f"--mteval-method={REPLAY}",
         f"--mteval-method-arg=predictions={predictions}",
@@ -210,8 +215,9 @@ def table(runs: Sequence[SystemRun], data: mqm_data.MQMData) -> list[str]:
     mqm_segment = [data.systems[r.system][s].score() for r, s in pairs]
     metrics = ["composite", *ENTRY_FIELDS]
     lines = [
-        f"{'metric':<22}{'sys Pearson':>12}{'sys Kendall':>12}{'seg Kendall':>12}"
-        f"{'precision':>11}{'recall':>8}{'fired':>7}{'marked':>8}"
+        f"{'':<22}{'system':>12}{'system':>12}{'segment':>12}{'segment':>12}",
+        f"{'metric':<22}{'Pearson':>12}{'Kendall':>12}{'pooled tau':>12}{'per seg tau':>12}"
+        f"{'precision':>11}{'recall':>8}{'fired':>7}{'marked':>8}",
     ]
     for metric in metrics:
         system_values = [system_value(r.card, metric) for r in runs]
@@ -220,6 +226,7 @@ def table(runs: Sequence[SystemRun], data: mqm_data.MQMData) -> list[str]:
             correlation(system_values, mqm_system, "pearson"),
             correlation(system_values, mqm_system, "kendall"),
             correlation(segment_values, mqm_segment, "kendall"),
+            per_segment(runs, data, metric),
         ]
         line = f"{metric:<22}" + "".join(f"{_cell(c):>12}" for c in cells)
         if metric in DETECTORS:
@@ -229,6 +236,20 @@ def table(runs: Sequence[SystemRun], data: mqm_data.MQMData) -> list[str]:
             line += f"{_cell(precision):>11}{_cell(recall):>8}{fired:>7}{marked:>8}"
         lines.append(line)
     return lines
+
+
+def per_segment(runs: Sequence[SystemRun], data: mqm_data.MQMData, metric: str) -> float | None:
+    """The mean over segments of Kendall tau-b between the systems' values and MQM scores of
+    that segment's translations (segments where either side is constant are skipped)."""
+    taus = []
+    for seg_id in runs[0].entries:
+        values = [r.entries[seg_id].get(metric) for r in runs]
+        scores = [data.systems[r.system][seg_id].score() for r in runs]
+        if len(set(scores)) > 1:
+            tau = correlation(values, scores, "kendall")
+            if tau is not None:
+                taus.append(tau)
+    return _mean(taus) if taus else None
 
 
 def _cell(value: float | None) -> str:
@@ -246,6 +267,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pair", help="source and target language, e.g. zh-en (else from name)")
     parser.add_argument("--keep", type=Path, help="keep corpus, predictions and cards here")
     parser.add_argument("--systems", action="store_true", help="also print one line per system")
+    parser.add_argument(
+        "--system", action="append", default=[], help="only this system (repeatable)"
+    )
     args = parser.parse_args(argv)
     try:
         data = mqm_data.read(args.data)
@@ -260,6 +284,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"validity: {data.path}: no system {args.reference!r}: {', '.join(data.systems)}")
         return 2
     systems = sorted(s for s in data.systems if s != args.reference and not HUMAN.match(s))
+    unknown = sorted(set(args.system) - set(systems))
+    if unknown:
+        print(f"validity: {data.path}: no MT system {', '.join(unknown)}")
+        return 2
+    systems = [s for s in systems if not args.system or s in args.system]
     out = args.keep or Path(tempfile.mkdtemp(prefix="mteval-validity-"))
     out.mkdir(parents=True, exist_ok=True)
     corpus = corpus_file(data, args.reference, (pair[0], pair[1]), out)
