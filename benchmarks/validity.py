@@ -38,10 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import mqm_data
 import pytest
 from scipy import stats as scistats
 
-import mqm_data
 from pytest_mteval.comparable import LOWER_IS_BETTER, from_card
 from pytest_mteval.headline import group_composite, statistics_of
 
@@ -208,9 +208,7 @@ def detector_agreement(
 
 
 def table(runs: Sequence[SystemRun], data: mqm_data.MQMData) -> list[str]:
-    mqm_system = [
-        _mean([data.systems[r.system][s].score() for s in r.entries]) for r in runs
-    ]
+    mqm_system = [_mean([data.systems[r.system][s].score() for s in r.entries]) for r in runs]
     pairs = [(r, s) for r in runs for s in r.entries]
     mqm_segment = [data.systems[r.system][s].score() for r, s in pairs]
     metrics = ["composite", *ENTRY_FIELDS]

@@ -10,7 +10,6 @@ import json
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from conftest import METHODS, envelope, flores_entries
@@ -85,7 +84,9 @@ def test_form_shows_hostile_text_as_data_only():
     item = sample.Item("7", "source", hostile, "reference", "difficulty_1")
     drawn = sample.Sample("a" * 12 + "-n1-s1", "a" * 64, 1, 1, "difficulty", {}, (item,))
     page = form.html_form(drawn, "</title><script>bad()</script>")
-    assert "<script>alert" not in page and "<img" not in page and "<script>bad" not in page
+    assert "<script>alert" not in page
+    assert "<img" not in page
+    assert "<script>bad" not in page
     start = page.index('type="application/json">') + len('type="application/json">')
     data = json.loads(page[start : page.index("</script>", start)])
     assert data["items"][0]["prediction"] == hostile
@@ -184,7 +185,8 @@ def test_bad_ratings_get_one_line_naming_file_line_and_field(
     done = mteval("review", "ingest", candidate, path, b, "--out", tmp_path / "v.json")
     assert done.returncode == 1
     line = done.stdout.strip()
-    assert "\n" not in line and line.startswith(f"mteval review: {path}: {message}")
+    assert "\n" not in line
+    assert line.startswith(f"mteval review: {path}: {message}")
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "v.json").exists()
 
@@ -199,7 +201,8 @@ def test_a_sheet_from_another_card_or_a_duplicate_reviewer_is_refused(candidate,
     other_path = tmp_path / "other.json"
     runcard.write_new(runcard.seal(other), other_path)
     done = mteval("review", "ingest", other_path, a, "--out", tmp_path / "v.json")
-    assert done.returncode == 1 and "was drawn from another card" in done.stdout
+    assert done.returncode == 1
+    assert "was drawn from another card" in done.stdout
 
 
 def test_a_forged_or_edited_validated_card_does_not_verify(candidate, sheet, tmp_path):
@@ -213,13 +216,15 @@ def test_a_forged_or_edited_validated_card_does_not_verify(candidate, sheet, tmp
     path = tmp_path / "forged.json"
     runcard.write_new(runcard.seal(forged), path)
     done = mteval("verify", path)
-    assert done.returncode == 1 and "meets_threshold does not follow" in done.stdout
+    assert done.returncode == 1
+    assert "meets_threshold does not follow" in done.stdout
     edited = runcard.load(out)
     edited["scores"]["chrf_plus_plus"] = 12.0
     path = tmp_path / "edited.json"
     runcard.write_new(runcard.seal(edited), path)
     done = mteval("verify", path)
-    assert done.returncode == 1 and "is not its parent" in done.stdout
+    assert done.returncode == 1
+    assert "is not its parent" in done.stdout
 
 
 def test_krippendorff_alpha_matches_the_published_example():

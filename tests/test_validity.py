@@ -40,13 +40,14 @@ def independent_figures():
     mqm, chrf = [], []
     for system in SYSTEMS:
         scores = [
-            -sum(min(25.0, p) for p in penalty[(system, s)].values())
-            / len(penalty[(system, s)])
+            -sum(min(25.0, p) for p in penalty[(system, s)].values()) / len(penalty[(system, s)])
             for s in segments
         ]
         mqm.append(sum(scores) / len(scores))
         hyps = [texts[system][s] for s in segments]
-        chrf.append(CHRF(word_order=2).corpus_score(hyps, [[texts["refB"][s] for s in segments]]).score)
+        chrf.append(
+            CHRF(word_order=2).corpus_score(hyps, [[texts["refB"][s] for s in segments]]).score
+        )
     marked = sum(1 for system, _ in accuracy if system in SYSTEMS)
     return mqm, chrf, marked
 
@@ -85,4 +86,7 @@ def test_a_file_without_mqm_columns_gets_one_line(tmp_path):
         check=False,
     )
     assert done.returncode == 2
-    assert done.stderr.strip() == f"validity: {bad}: missing column(s) doc, doc_id, rater, source, target"
+    assert (
+        done.stderr.strip()
+        == f"validity: {bad}: missing column(s) doc, doc_id, rater, source, target"
+    )

@@ -51,7 +51,9 @@ def _sample(args: argparse.Namespace) -> int:
     html.write_text(form.html_form(drawn, title, with_reference), encoding="utf-8")
     template.write_text(form.csv_template(drawn, with_reference), encoding="utf-8")
     strata = ", ".join(f"{k} {v['drawn']}/{v['population']}" for k, v in drawn.strata.items())
-    print(f"sample {drawn.sample_id}: {len(drawn.items)} entries by {drawn.stratified_by} ({strata})")
+    print(
+        f"sample {drawn.sample_id}: {len(drawn.items)} entries by {drawn.stratified_by} ({strata})"
+    )
     print(f"review form: {html}")
     print(f"CSV template: {template}")
     return 0

@@ -340,7 +340,9 @@ def ingest(
     card = runcard.load(card_path)
     runcard.verify(card, card_path)
     if "human_validation" in card:
-        raise ReviewError(f"{card_path}: already carries a validation record; ingest into its parent")
+        raise ReviewError(
+            f"{card_path}: already carries a validation record; ingest into its parent"
+        )
     try:
         sample = sample_of(card, rating_paths)
     except SampleError as exc:
