@@ -18,8 +18,6 @@ from pytest_mteval import runcard
 from pytest_mteval.review import form, ingest, sample
 from pytest_mteval.scoring import CANDIDATE_LABEL
 
-pytest_plugins = ["pytester"]
-
 ENTRIES = 40
 
 
@@ -32,27 +30,43 @@ def mteval(*args):
     )
 
 
-@pytest.fixture
-def candidate(pytester, tmp_path):
-    """A real session's card that reaches the top tier: the references replayed."""
+@pytest.fixture(scope="module")
+def candidate(tmp_path_factory):
+    """A real session's card that reaches the top tier: the references replayed (one
+    session for the module; tests that change a card write their own copy)."""
+    folder = tmp_path_factory.mktemp("candidate")
     entries = flores_entries(ENTRIES)
     for i, entry in enumerate(entries):
         entry["difficulty"] = 1 + i % 3
-    corpus = tmp_path / "corpus.json"
+    corpus = folder / "corpus.json"
     corpus.write_text(json.dumps(envelope(entries), ensure_ascii=False), encoding="utf-8")
-    predictions = tmp_path / "predictions.jsonl"
+    predictions = folder / "predictions.jsonl"
     predictions.write_text(
         "".join(json.dumps({"id": e["id"], "predicted": e["reference"]}) + "\n" for e in entries),
         encoding="utf-8",
     )
-    card = tmp_path / "card.json"
-    result = pytester.runpytest(
-        f"--mteval-corpus={corpus}",
-        f"--mteval-method={METHODS / 'replay'}",
-        f"--mteval-method-arg=predictions={predictions}",
-        f"--mteval-run-card={card}",
+    card = folder / "card.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:asyncio",
+            f"--mteval-corpus={corpus}",
+            f"--mteval-method={METHODS / 'replay'}",
+            f"--mteval-method-arg=predictions={predictions}",
+            f"--mteval-run-card={card}",
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=False,
     )
-    assert result.ret == 0
+    assert done.returncode == 0, done.stdout
     loaded = runcard.load(card)
     assert loaded["scores"]["quality_tier"] == CANDIDATE_LABEL
     return card

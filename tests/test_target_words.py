@@ -142,6 +142,11 @@ TED = [
         "The World Health Organization collects data through random sampling.",
     ),
     (
+        "约翰·多恩（英国诗人）的话似乎有点道理： “没有人是一座孤岛。”",
+        "The words of John Donne (English poet) seem to make some sense: 'No man is an island.'",
+        "The words of John Donne (British poet) seem to make sense: “No one is an island.”",
+    ),
+    (
         "负120度，负120度，0度，0度，120度，负120度",
         "negative 120°, negative 120°, 0°, 0°, 120°, negative 120°",
         "negative 120 degrees, negative 120 degrees, 0 degrees, 0 degrees, 120 degrees, "
@@ -158,9 +163,9 @@ def test_correct_translations_across_scripts_are_not_hallucinations(tmp_path):
 
 def test_invented_numbers_and_real_loops_still_fire(tmp_path):
     loaded, metric = zh_en(tmp_path, [(s, r) for s, r, _ in TED])
-    first, _, third = loaded.entries
+    first, _, _, fourth = loaded.entries
     assert metric.reasons(first, "Some ice is more than 250000 years old.") == [
         "new_number: 250000"
     ]
     looped = "negative 120 degrees, " + "and then we fold it, " * 4
-    assert any(r.startswith("repetition_loop") for r in metric.reasons(third, looped))
+    assert any(r.startswith("repetition_loop") for r in metric.reasons(fourth, looped))
