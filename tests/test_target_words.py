@@ -169,3 +169,36 @@ def test_invented_numbers_and_real_loops_still_fire(tmp_path):
     ]
     looped = "negative 120 degrees, " + "and then we fold it, " * 4
     assert any(r.startswith("repetition_loop") for r in metric.reasons(fourth, looped))
+
+
+def test_part_of_its_own_reference_is_not_another_entrys_answer(tmp_path):
+    # WMT21 TED zh->en, refB: two entries thank the audience; metricsystem5 answers the first
+    # with "Thank you." (an omission at most) and another entry with its neighbour's answer.
+    rows = [
+        ("谢谢，谢谢大家。", "Thank you. Thank you, everyone."),
+        ("谢谢。", "Thank you."),
+        ("这对于法医学之类的很有用。", "This is actually quite useful for forensics, etc."),
+        (
+            "最有可能引起花粉症的花粉来自那些利用风传播花粉的植物。",
+            "The pollen that would most likely cause us to get hay fever comes from plants "
+            "that use the wind to spread pollen.",
+        ),
+    ]
+    loaded, metric = zh_en(tmp_path, rows)
+    outputs = [
+        "Thank you.",
+        "Thank you.",
+        "This is useful for forensics.",
+        "This is actually quite useful for forensics, etc.",
+    ]
+    records = [
+        {
+            "entry_id": e.key,
+            "source": e.source,
+            "expected": e.reference,
+            "predicted": o,
+            **metric.score_entry(e, o),
+        }
+        for e, o in zip(loaded.entries, outputs, strict=True)
+    ]
+    assert metric.aggregate(records)["another_entrys_reference"] == {"3": "2"}
