@@ -114,7 +114,10 @@ def rate(path, card_path, reviewer, ratings, date="2026-12-01"):
         writer = csv.DictWriter(handle, fieldnames=form.COLUMNS)
         writer.writeheader()
         for row, rating in zip(rows, ratings, strict=True):
-            writer.writerow({**row, "reviewer": reviewer, "date": date, "rating": rating})
+            note = 'a note, with "quotes"\nover two lines' if row is rows[0] else ""
+            writer.writerow(
+                {**row, "reviewer": reviewer, "date": date, "rating": rating, "note": note}
+            )
     return path
 
 
@@ -178,11 +181,11 @@ def test_one_reviewer_is_not_enough(candidate, sheet, tmp_path):
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (("rating", "good"), "line 4: field 'rating': 'good' is not one of"),
-        (("entry_id", "99999"), "line 4: field 'entry_id': '99999' is not in the sample"),
-        (("prediction", "something else"), "line 4: field 'prediction': differs"),
-        (("date", "yesterday"), "line 4: field 'date': 'yesterday' is not YYYY-MM-DD"),
-        (("reviewer", ""), "line 4: field 'reviewer': empty"),
+        (("rating", "good"), "line 5: field 'rating': 'good' is not one of"),
+        (("entry_id", "99999"), "line 5: field 'entry_id': '99999' is not in the sample"),
+        (("prediction", "something else"), "line 5: field 'prediction': differs"),
+        (("date", "yesterday"), "line 5: field 'date': 'yesterday' is not YYYY-MM-DD"),
+        (("reviewer", ""), "line 5: field 'reviewer': empty"),
     ],
 )
 def test_bad_ratings_get_one_line_naming_file_line_and_field(

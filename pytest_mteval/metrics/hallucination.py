@@ -22,6 +22,15 @@ reference harness flagged 94 % of a strong model's Shona outputs, which makes a 
 Across entries, in ``aggregate`` (see ``other_entries``): one output for several different
 sources, and an output that is another entry's reference. ``hallucination_rate`` is the share
 of translated entries flagged by any check; errored entries are not counted.
+
+Measured precision (``benchmarks/validity.py``, docs/VALIDITY.md) against expert MQM
+annotations of a Major Accuracy/Addition, Omission or Mistranslation error, on the 6,877
+WMT21 TED zh->en outputs of 13 systems scored against ``refB``: 0.40 (2 of the 5 outputs
+flagged; the other 3 are one system's outputs that translate a neighbouring segment, which
+the experts did not mark), recall 0.002 of the 1,194 marked outputs: the checks look for
+outputs that are not translations at all, not for mistranslated words. Before issue 15 the
+names and loops checks misfired there (precision 0.32, 212 flags, and a system-level
+correlation of -0.48 with the experts: it flagged the better systems more).
 """
 
 from __future__ import annotations

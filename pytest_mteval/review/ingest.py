@@ -18,6 +18,7 @@ import copy
 import csv
 import datetime
 import hashlib
+import io
 import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -69,7 +70,7 @@ def read_review(path: Path, sample: Sample, card: Mapping[str, Any]) -> Review:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise ReviewError(f"{path}: cannot read as UTF-8 text: {exc}") from None
-    reader = csv.DictReader(text.splitlines())
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     missing = [c for c in _REQUIRED if c not in (reader.fieldnames or [])]
     if missing:
         raise ReviewError(f"{path}: missing column(s) {', '.join(missing)} (expected {COLUMNS})")
@@ -77,8 +78,8 @@ def read_review(path: Path, sample: Sample, card: Mapping[str, Any]) -> Review:
     ratings: dict[str, str] = {}
     reviewers: set[str] = set()
     dates: set[str] = set()
-    for line, row in enumerate(reader, start=2):
-        where = f"{path}: line {line}"
+    for row in reader:
+        where = f"{path}: line {reader.line_num}"
         if (row.get("sample_id") or "").strip() != sample.sample_id:
             raise ReviewError(
                 f"{where}: field 'sample_id': {row.get('sample_id')!r} is not this card's "
