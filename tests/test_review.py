@@ -15,7 +15,7 @@ import pytest
 from conftest import METHODS, envelope, flores_entries
 
 from pytest_mteval import runcard
-from pytest_mteval.review import form, ingest, sample
+from pytest_mteval.review import agreement, form, sample
 from pytest_mteval.scoring import CANDIDATE_LABEL
 
 ENTRIES = 40
@@ -254,4 +254,4 @@ def test_krippendorff_alpha_matches_the_published_example():
         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None],
     ]
     units = [[row[u] for row in table if row[u] is not None] for u in range(12)]
-    assert round(ingest.krippendorff_alpha_interval(units), 3) == 0.849
+    assert round(agreement.krippendorff_alpha_interval(units), 3) == 0.849

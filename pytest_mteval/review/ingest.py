@@ -6,10 +6,8 @@ The new card is the automated card plus that block and a relabelled tier, re-sea
 block keeps the parent's hash and tier, so :func:`verify_chain` can rebuild the parent and
 check its hash: a validation record cannot come with edited scores or outputs.
 
-Reviewers are recorded as pseudonymous ids (a hash of the name salted with the parent's hash).
-Several reviewers' ratings of an entry combine to their lower median (the conservative one of
-two middle ratings). Agreement: share of reviewer pairs giving the same rating, the share
-within one step, and Krippendorff's alpha (interval metric on reject=0 ... excellent=3).
+Reviewers are recorded as pseudonymous ids (a hash of the name salted with the parent's hash);
+how their ratings combine and how agreement is measured is in ``agreement``.
 """
 
 from __future__ import annotations
@@ -19,7 +17,6 @@ import csv
 import datetime
 import hashlib
 import io
-import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +24,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval import runcard
+from pytest_mteval.review.agreement import agreement, combine
 from pytest_mteval.review.form import COLUMNS, RATINGS
 from pytest_mteval.review.sample import Sample, SampleError, draw, parse_sample_id
 from pytest_mteval.scoring import CANDIDATE_LABEL
@@ -139,52 +137,6 @@ def sample_of(card: Mapping[str, Any], paths: Sequence[Path]) -> Sample:
             )
         return draw(card, size, seed)
     raise ReviewError("no ratings file given")
-
-
-def combine(reviews: Sequence[Review]) -> dict[str, str]:
-    """Each rated entry's combined rating: the lower median of its reviewers' ratings."""
-    combined: dict[str, str] = {}
-    entries = sorted({e for r in reviews for e, rating in r.ratings.items() if rating})
-    for entry in entries:
-        values = sorted(RATINGS.index(r.ratings[entry]) for r in reviews if r.ratings.get(entry))
-        combined[entry] = RATINGS[values[(len(values) - 1) // 2]]
-    return combined
-
-
-def krippendorff_alpha_interval(units: Sequence[Sequence[float]]) -> float | None:
-    """Krippendorff's alpha, interval metric; units with fewer than two values are not
-    pairable and left out. None when there is no disagreement to expect (all values equal)."""
-    pairable = [list(u) for u in units if len(u) >= 2]
-    values = [v for u in pairable for v in u]
-    n = len(values)
-    if n < 2:
-        return None
-    observed = sum(
-        sum((a - b) ** 2 for a, b in itertools.permutations(u, 2)) / (len(u) - 1) for u in pairable
-    )
-    expected = sum((a - b) ** 2 for a, b in itertools.permutations(values, 2)) / (n - 1)
-    if expected == 0:
-        return None
-    return 1.0 - observed / expected
-
-
-def agreement(reviews: Sequence[Review]) -> dict[str, Any]:
-    units = []
-    same = near = pairs = 0
-    for entry in sorted({e for r in reviews for e in r.ratings}):
-        values = [RATINGS.index(r.ratings[entry]) for r in reviews if r.ratings.get(entry)]
-        units.append([float(v) for v in values])
-        for a, b in itertools.combinations(values, 2):
-            pairs += 1
-            same += a == b
-            near += abs(a - b) <= 1
-    alpha = krippendorff_alpha_interval(units)
-    return {
-        "reviewer_pairs": pairs,
-        "exact": round(same / pairs, 4) if pairs else None,
-        "within_one": round(near / pairs, 4) if pairs else None,
-        "krippendorff_alpha_interval": None if alpha is None else round(alpha, 4),
-    }
 
 
 def pseudonym(name: str, parent_hash: str) -> str:
