@@ -84,9 +84,7 @@ def report(modules: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "modules", nargs="*", help="short names: gate composite ... (default: all)"
-    )
+    parser.add_argument("modules", nargs="*", help="short names: gate composite ... (default: all)")
     parser.add_argument("--report", action="store_true", help="only summarize recorded results")
     parser.add_argument("--max-children", type=int, default=max(1, (os.cpu_count() or 2) // 2))
     args = parser.parse_args(argv)

@@ -112,6 +112,19 @@ class ResultRow(BaseModel):
     hallucination_detected: bool | None = None
 
 
+class HumanValidation(BaseModel):
+    """spec §7.3: bilingual reviewers' ratings of a sample of the card's outputs, added by
+    ``mteval review ingest``; ``extends`` names the automated card (pytest_mteval/review)."""
+
+    model_config = ConfigDict(extra="allow")
+    extends: dict[str, Any]
+    sample: dict[str, Any]
+    reviewers: list[dict[str, Any]]
+    ratings: dict[str, int]
+    agreement: dict[str, Any]
+    meets_threshold: bool
+
+
 class RunCard(BaseModel):
     """The whole card; unknown keys are kept (hooks may extend a card)."""
 
@@ -137,6 +150,7 @@ class RunCard(BaseModel):
     results: list[ResultRow]
     fingerprint: str = Field(pattern=r"^[0-9a-f]{64}$")
     run_card_hash: str
+    human_validation: HumanValidation | None = None
 
 
 def fingerprint(card: dict[str, Any]) -> str:

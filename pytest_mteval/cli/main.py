@@ -21,6 +21,8 @@ from pytest_mteval.cli.sweep import add_sweep_commands
 from pytest_mteval.corpus_tools.cli import add_corpus_command
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.history.cli import add_history_commands
+from pytest_mteval.review.cli import add_review_command
+from pytest_mteval.review.ingest import verify_chain
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -28,6 +30,7 @@ def _verify(args: argparse.Namespace) -> int:
     try:
         card = runcard.load(path)
         runcard.verify(card, path)
+        verify_chain(card, path)
         signed = signature_line(card, path, args.public_key)
     except MtevalError as exc:
         print(f"INVALID {exc}")
@@ -64,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_audit_log_command(commands)
     add_keygen_command(commands)
     add_audit_command(commands)
+    add_review_command(commands)
     return parser
 
 

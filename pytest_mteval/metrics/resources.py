@@ -7,6 +7,11 @@ A corpus names one with ``dataset.language_resources`` (a path relative to the c
      "fst_sha256": "489ae1...",
      "orthography": {"name": "Standard Roman Orthography", "characters": "achikmnopstwyâêîô-"}}
 
+``lexicon`` names a list of the target language's words: one word per line, or a Hunspell
+``.dic`` file (such as Debian's ``/usr/share/hunspell/de_DE.dic`` from ``hunspell-de-de``;
+the stems before ``/`` are read). ``lexicon_sha256`` pins it like ``fst_sha256``. The
+code-switching check accepts the words it lists as target-language words.
+
 Paths inside are relative to the resources file, so a language's folder can move as a whole.
 ``characters`` is a string (one character each) or a list of strings (for letters written with
 more than one code point). When ``fst_sha256`` is given the analyzer is checked against it, so
@@ -43,6 +48,7 @@ class LanguageResources:
     language: str
     fst: Path | None
     orthography: Orthography | None
+    lexicon: Path | None = None
 
 
 def corpus_resources(corpus: Corpus) -> LanguageResources | None:
@@ -72,7 +78,45 @@ def load_resources(path: Path) -> LanguageResources:
         language=raw["language"],
         fst=_fst_path(path, raw),
         orthography=_orthography(path, raw.get("orthography")),
+        lexicon=_pinned_file(path, raw, "lexicon"),
     )
+
+
+def _pinned_file(path: Path, raw: dict[str, Any], key: str) -> Path | None:
+    """A file the resources name under ``key``, checked against ``<key>_sha256`` if given."""
+    name = raw.get(key)
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        raise ResourceError(f"{path}: {key!r} must be a path relative to this file")
+    found = (path.parent / name).resolve()
+    if not found.is_file():
+        raise ResourceError(f"{path}: the {key} {found} does not exist")
+    expected = raw.get(f"{key}_sha256")
+    if expected is not None:
+        actual = hashlib.sha256(found.read_bytes()).hexdigest()
+        if actual != expected:
+            raise ResourceError(
+                f"{path}: the {key} {found.name} has sha256 {actual}, not the declared {expected}"
+            )
+    return found
+
+
+@lru_cache(maxsize=8)
+def lexicon_words(path: Path) -> frozenset[str]:
+    """The case-folded words of a lexicon: a word list, or a Hunspell ``.dic``'s stems."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ResourceError(f"{path}: cannot read the lexicon as UTF-8 text: {exc}") from None
+    if path.suffix == ".dic" and lines and lines[0].strip().isdigit():
+        lines = lines[1:]  # a Hunspell dictionary starts with its word count
+    words = set()
+    for line in lines:
+        word = line.split("/", 1)[0].split("\t", 1)[0].strip()
+        if word and not word.startswith("#"):
+            words.add(unicodedata.normalize("NFC", word).casefold())
+    return frozenset(words)
 
 
 def _fst_path(path: Path, raw: dict[str, Any]) -> Path | None:

@@ -1,0 +1,317 @@
+"""Issue 15: do the composite and each metric move the way expert human judgment moves?
+
+    python benchmarks/validity.py DATA_DIR [--reference refB] [--keep DIR] [--systems]
+
+DATA_DIR holds a data set in the public WMT MQM format (google/wmt-mqm-human-evaluation; see
+``mqm_data.py``), e.g. ../shared/data/wmt21-ted-mqm-zhen. Every MT system of the file (not the
+reference chosen, not other human translations: names starting with ``ref`` or ``human``) is
+replayed through a real pytest-mteval session (the shipped replay method, a real run card),
+scored against ``--reference``. Printed per metric and for the composite:
+
+- system level: Pearson and Kendall (tau-b) between the card's value and the system's mean
+  MQM score over the same segments;
+- segment level: Kendall tau-b over every (system, segment) pair, pooled ("no grouping"),
+  and the mean over segments of the tau-b between the systems' translations of that one
+  segment ("per segment": which translation of the same source is better, the question a
+  gate asks; the pooled figure also rewards knowing that long segments collect more MQM
+  penalty); the composite of one segment is the run's composite over that entry alone;
+- for the per-entry detectors: precision and recall of "fired" against "some rater marked an
+  error of the matching MQM categories" on the same output.
+
+Lower-is-better metrics (TER, code-switching and hallucination rates) are negated first, so a
+positive correlation always means agreement with the experts. There is no ratio here: the
+figures are correlations, the reference being chrF++'s on the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import math
+import re
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mqm_data
+import pytest
+from scipy import stats as scistats
+
+from pytest_mteval.scoring.comparable import LOWER_IS_BETTER, from_card
+from pytest_mteval.scoring.headline import group_composite, statistics_of
+
+REPO = Path(__file__).resolve().parents[1]
+REPLAY = REPO / "methods" / "replay"
+HUMAN = re.compile(r"^(ref|human)", re.IGNORECASE)
+#: Per-entry card fields of each reported metric.
+ENTRY_FIELDS = {
+    "chrf_plus_plus": "chrf_score",
+    "bleu": "bleu_score",
+    "ter": "ter_score",
+    "semantic_score": "semantic_score",
+    "exact_match_rate": "exact_match",
+    "code_switching_rate": "code_switching_detected",
+    "hallucination_rate": "hallucination_detected",
+}
+#: Detector -> MQM categories (prefixes) and severities that count as what it detects.
+DETECTORS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "code_switching_rate": (
+        ("Accuracy/Untranslated text", "Accuracy/Source language fragment", "Non-translation"),
+        (),
+    ),
+    "hallucination_rate": (
+        ("Accuracy/Addition", "Accuracy/Omission", "Accuracy/Mistranslation", "Non-translation"),
+        ("major",),
+    ),
+}
+
+
+@dataclass
+class SystemRun:
+    system: str
+    card: dict[str, Any]
+    #: seg_id -> value of each metric on that entry alone (higher is better)
+    entries: dict[str, dict[str, float | None]]
+
+
+def corpus_file(data: mqm_data.MQMData, reference: str, pair: tuple[str, str], out: Path) -> Path:
+    """The segments that the reference translates, as a corpus in the spec's envelope."""
+    source_language, target_language = pair
+    refs = data.systems[reference]
+    entries = [
+        {
+            "id": seg_id,
+            "source": data.sources[seg_id],
+            "reference": refs[seg_id].target,
+            "metadata": {"doc": refs[seg_id].doc},
+        }
+        for seg_id in sorted(refs, key=_seg_order)
+        if refs[seg_id].target.strip()
+    ]
+    corpus = {
+        "dataset": {
+            "id": f"mqm-{data.path.stem}-{reference}",
+            "version": "1",
+            "language_pair": f"{source_language.upper()}→{target_language.upper()}",
+            "source_language": source_language,
+            "target_language": target_language,
+            "created": "unknown",
+            "license": "Apache-2.0",
+            "provenance": [str(data.path)],
+        },
+        "entries": entries,
+    }
+    path = out / "corpus.json"
+    path.write_text(json.dumps(corpus, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def _seg_order(seg_id: str) -> tuple[int, str]:
+    return (int(seg_id), "") if seg_id.isdigit() else (sys.maxsize, seg_id)
+
+
+def replay(system: str, data: mqm_data.MQMData, corpus: Path, out: Path) -> dict[str, Any]:
+    """One real pytest-mteval session replaying ``system``; its run card."""
+    predictions = out / f"{_slug(system)}.jsonl"
+    with predictions.open("w", encoding="utf-8") as handle:
+        for seg_id, segment in data.systems[system].items():
+            row = {"id": seg_id, "predicted": segment.target}
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    card = out / f"{_slug(system)}.card.json"
+    args = [
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:asyncio",
+        f"--mteval-corpus={corpus}",
+        f"--mteval-method={REPLAY}",
+        f"--mteval-method-arg=predictions={predictions}",
+        f"--mteval-run-card={card}",
+        f"--mteval-model=replay:{system}",
+    ]
+    log = io.StringIO()
+    with contextlib.redirect_stdout(log), contextlib.chdir(out):
+        pytest.main(args)
+    if not card.exists():
+        raise SystemExit(f"{system}: the session wrote no card:\n{log.getvalue()[-3000:]}")
+    loaded: dict[str, Any] = json.loads(card.read_text(encoding="utf-8"))
+    return loaded
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+
+
+def per_entry(card: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
+    """Each entry's value of every metric and of the composite on that entry alone."""
+    comparable = from_card(card, "card")
+    rows = list(comparable.rows.values())
+    scores = card["scores"]
+    profile = str(scores["scoring_profile"])
+    statistics = statistics_of(rows, scores, profile, comparable.hallucinated)
+    out: dict[str, dict[str, float | None]] = {}
+    for position, row in enumerate(rows):
+        values: dict[str, float | None] = {}
+        for metric, key in ENTRY_FIELDS.items():
+            value = row.get(key)
+            if metric == "hallucination_rate" and value is not None:
+                value = bool(value) or row["entry_id"] in comparable.hallucinated
+            values[metric] = None if value is None else _oriented(metric, float(value))
+        values["composite"] = group_composite(statistics, [position], profile)
+        out[str(row["entry_id"])] = values
+    return out
+
+
+def _oriented(metric: str, value: float) -> float:
+    return -value if metric in LOWER_IS_BETTER else value
+
+
+def system_value(card: Mapping[str, Any], metric: str) -> float | None:
+    value = card["scores"].get(metric)
+    return None if value is None else _oriented(metric, float(value))
+
+
+def correlation(xs: Sequence[float | None], ys: Sequence[float], kind: str) -> float | None:
+    """Pearson or Kendall tau-b over the pairs where x is known; None when x is constant."""
+    pairs = [(x, y) for x, y in zip(xs, ys, strict=True) if x is not None]
+    if len(pairs) < 3 or len({x for x, _ in pairs}) < 2:
+        return None
+    a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+    result = scistats.pearsonr(a, b) if kind == "pearson" else scistats.kendalltau(a, b)
+    value = float(result[0])
+    return None if math.isnan(value) else value
+
+
+def detector_agreement(
+    runs: Sequence[SystemRun], data: mqm_data.MQMData, metric: str
+) -> tuple[int, int, int]:
+    """(fired, annotated, both) over every (system, segment) pair."""
+    categories, severities = DETECTORS[metric]
+    fired = annotated = both = 0
+    for run in runs:
+        for seg_id, values in run.entries.items():
+            value = values.get(metric)
+            if value is None:
+                continue
+            hit = value < 0  # oriented: -1 when the detector fired
+            marked = data.systems[run.system][seg_id].has(categories, severities)
+            fired += hit
+            annotated += marked
+            both += hit and marked
+    return fired, annotated, both
+
+
+def table(runs: Sequence[SystemRun], data: mqm_data.MQMData) -> list[str]:
+    mqm_system = [_mean([data.systems[r.system][s].score() for s in r.entries]) for r in runs]
+    pairs = [(r, s) for r in runs for s in r.entries]
+    mqm_segment = [data.systems[r.system][s].score() for r, s in pairs]
+    metrics = ["composite", *ENTRY_FIELDS]
+    lines = [
+        f"{'':<22}{'system':>12}{'system':>12}{'segment':>12}{'segment':>12}",
+        f"{'metric':<22}{'Pearson':>12}{'Kendall':>12}{'pooled tau':>12}{'per seg tau':>12}"
+        f"{'precision':>11}{'recall':>8}{'fired':>7}{'marked':>8}",
+    ]
+    for metric in metrics:
+        system_values = [system_value(r.card, metric) for r in runs]
+        segment_values = [r.entries[s].get(metric) for r, s in pairs]
+        cells = [
+            correlation(system_values, mqm_system, "pearson"),
+            correlation(system_values, mqm_system, "kendall"),
+            correlation(segment_values, mqm_segment, "kendall"),
+            per_segment(runs, data, metric),
+        ]
+        line = f"{metric:<22}" + "".join(f"{_cell(c):>12}" for c in cells)
+        if metric in DETECTORS:
+            fired, marked, both = detector_agreement(runs, data, metric)
+            precision = both / fired if fired else None
+            recall = both / marked if marked else None
+            line += f"{_cell(precision):>11}{_cell(recall):>8}{fired:>7}{marked:>8}"
+        lines.append(line)
+    return lines
+
+
+def per_segment(runs: Sequence[SystemRun], data: mqm_data.MQMData, metric: str) -> float | None:
+    """The mean over segments of Kendall tau-b between the systems' values and MQM scores of
+    that segment's translations (segments where either side is constant are skipped)."""
+    taus = []
+    for seg_id in runs[0].entries:
+        values = [r.entries[seg_id].get(metric) for r in runs]
+        scores = [data.systems[r.system][seg_id].score() for r in runs]
+        if len(set(scores)) > 1:
+            tau = correlation(values, scores, "kendall")
+            if tau is not None:
+                taus.append(tau)
+    return _mean(taus) if taus else None
+
+
+def _cell(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("data", type=Path, help="folder (or TSV file) in the WMT MQM format")
+    parser.add_argument("--reference", default="refB", help="system used as reference (refB)")
+    parser.add_argument("--pair", help="source and target language, e.g. zh-en (else from name)")
+    parser.add_argument("--keep", type=Path, help="keep corpus, predictions and cards here")
+    parser.add_argument("--systems", action="store_true", help="also print one line per system")
+    parser.add_argument(
+        "--system", action="append", default=[], help="only this system (repeatable)"
+    )
+    args = parser.parse_args(argv)
+    try:
+        data = mqm_data.read(args.data)
+    except (OSError, mqm_data.MQMError) as exc:
+        print(f"validity: {exc}", file=sys.stderr)
+        return 2
+    pair = tuple(args.pair.split("-")) if args.pair else mqm_data.language_pair(data.path)
+    if pair is None or len(pair) != 2:
+        print(f"validity: {data.path}: name has no language pair; give --pair xx-yy")
+        return 2
+    if args.reference not in data.systems:
+        print(f"validity: {data.path}: no system {args.reference!r}: {', '.join(data.systems)}")
+        return 2
+    systems = sorted(s for s in data.systems if s != args.reference and not HUMAN.match(s))
+    unknown = sorted(set(args.system) - set(systems))
+    if unknown:
+        print(f"validity: {data.path}: no MT system {', '.join(unknown)}")
+        return 2
+    systems = [s for s in systems if not args.system or s in args.system]
+    out = args.keep or Path(tempfile.mkdtemp(prefix="mteval-validity-"))
+    out.mkdir(parents=True, exist_ok=True)
+    corpus = corpus_file(data, args.reference, (pair[0], pair[1]), out)
+    runs = []
+    for system in systems:
+        card = replay(system, data, corpus, out)
+        runs.append(SystemRun(system, card, per_entry(card)))
+        print(f"  replayed {system}: composite {card['scores']['composite']:.4f}", flush=True)
+    print(
+        f"\n{data.path.name}: {len(systems)} systems x {len(runs[0].entries)} segments, "
+        f"reference {args.reference}, profile {runs[0].card['scores']['scoring_profile']} "
+        f"over {', '.join(runs[0].card['scores']['composite_metrics'])}\n"
+    )
+    print("\n".join(table(runs, data)))
+    if args.systems:
+        print(f"\n{'system':<16}{'MQM':>8}{'composite':>11}{'chrF++':>8}")
+        for run in runs:
+            mqm = _mean([data.systems[run.system][s].score() for s in run.entries])
+            scores = run.card["scores"]
+            print(
+                f"{run.system:<16}{mqm:>8.3f}{scores['composite']:>11.4f}"
+                f"{scores['chrf_plus_plus']:>8.2f}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

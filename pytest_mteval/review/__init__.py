@@ -1,0 +1,1 @@
+"""Human validation (benchmark spec §7.3): sample a run, collect ratings, record them."""
