@@ -59,10 +59,20 @@ def card(pytester: pytest.Pytester) -> dict[str, Any]:
 
 
 def junit(pytester: pytest.Pytester) -> tuple[int, int]:
-    """(tests, failures) as a CI server reads them from the junit file."""
+    """(entry tests, entry failures) as a CI server reads them from the junit file, once the
+    session gate's own item (``mteval::gate``) is checked: present, and failed exactly when
+    the card's gate failed."""
     suite = ET.parse(pytester.path / "junit.xml").getroot().find("testsuite")
     assert suite is not None
-    return int(suite.get("tests", -1)), int(suite.get("failures", -1))
+    tests, failures = int(suite.get("tests", -1)), int(suite.get("failures", -1))
+    gates = [c for c in suite.iter("testcase") if c.get("name") == "gate"]
+    if not gates:  # no baseline, floor or metric gate in force: nothing to report as an item
+        assert card(pytester)["gate"]["baseline"] is None
+        return tests, failures
+    assert len(gates) == 1, "the gate is reported as an item of its own"
+    gate_failed = gates[0].find("failure") is not None
+    assert gate_failed is not card(pytester)["gate"]["passed"]
+    return tests - 1, failures - int(gate_failed)
 
 
 def gate_row(card: dict[str, Any], metric: str) -> dict[str, Any]:
@@ -342,7 +352,7 @@ def test_a_metric_gate_needs_no_composite_gate(pytester, baseline):
         pytester,
         HAIKU,
         f"--mteval-baseline={baseline}",
-        "--mteval-gate=ter:1000",
+        "--mteval-gate=ter:100",  # the most TER can be limited by
         "--mteval-entry-max-drop=100",
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED

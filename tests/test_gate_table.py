@@ -57,7 +57,7 @@ def verdict(**changes) -> GateVerdict:
 
 def test_the_gate_section_line_by_line():
     assert gate_lines(verdict()) == [
-        "baseline  base.json (run card, gpt, 47 entries)",
+        "against   base.json (run card, gpt, 47 entries)",
         "compared  40 common entries; shared metrics: chrf_plus_plus, ter",
         "metric                baseline  now     delta    90% CI              p      limit       verdict",
         "composite (this run)  -         0.6512  -        -                   -      floor 0.5   pass",
@@ -87,7 +87,7 @@ def test_without_a_baseline_only_the_floor_and_the_verdict_show():
         verdict(rows=[floor], notes=[], baseline=None, common_entries=0, shared_metrics=[])
     )
     assert lines == [
-        "baseline  (none)",
+        "against   (no baseline: absolute limits only)",
         "metric                baseline  now     delta  90% CI  p  limit      verdict",
         "composite (this run)  -         0.2500  -      -       -  floor 0.3  FAIL: 0.2500 < 0.3",
         "gate      FAILED: composite (this run)",

@@ -79,6 +79,8 @@ def test_with_the_cache_off_each_batch_is_still_translated_once(pytester, small_
         f"--mteval-method={probe}",
         "--mteval-batch-size=2",
         "--mteval-no-cache",
+        # the probe logs the pid that translates: in process that is the xdist worker itself
+        "--mteval-runner=inprocess",
         "-n",
         "2",
     )
