@@ -91,6 +91,8 @@ def pytest_configure(config):
             raise ValueError("cannot judge this one")
         return original(self, entry, predicted)
     hallucination.Hallucination.score_entry = flaky
+    # an in-process inner run shares the module with the outer test process: put it back
+    config.add_cleanup(lambda: setattr(hallucination.Hallucination, "score_entry", original))
 """
     )
     probe = write_probe(pytester.path)
