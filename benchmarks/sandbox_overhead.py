@@ -40,7 +40,7 @@ from pytest_mteval.run.sandbox import sandbox_launch, sandbox_problem  # noqa: E
 from pytest_mteval.run.translate import MethodRunner, collect_batch, submit_batch  # noqa: E402
 
 CORPUS = ROOT / "corpora" / "eng-fra-flores-devtest.json"
-IDENTITY = ROOT / "methods" / "identity"
+IDENTITY = (ROOT / "methods" / "identity").resolve()  # the shipped folder, not its link
 BATCH = 25
 #: Seconds each runner took to start (import and build the method), collected as we go.
 STARTS: list[float] = []
