@@ -17,6 +17,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+# hypothesis comes with the dev extra; a bare `pip install -e .` run must still collect this
+pytest.importorskip("hypothesis")
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
