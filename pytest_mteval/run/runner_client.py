@@ -223,14 +223,18 @@ class ProcessBackend:
         # the runner died since the last batch (another batch's doing): a fresh one, once
         process.kill("its input closed")
         self._process = None
+        self.restarts += 1
         if attempt == 0:
             self._send(pending, attempt=1)
         else:
             pending.failure = process.exit_note()
 
     def _current(self) -> RunnerProcess:
-        if self._process is None or self._process.gone:
-            if self._process is not None:
+        # a runner the harness killed counts as gone at once: its reader thread may not have
+        # seen the end of its output yet, and a batch sent to it would be lost
+        process = self._process
+        if process is None or process.gone or process.killed is not None:
+            if process is not None:
                 self.restarts += 1
             self.start()
         assert self._process is not None
