@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _pytest._code.code import ExceptionInfo, TerminalRepr
 
 from pytest_mteval.cards.regressions import card_for_style, entry_verdict
 from pytest_mteval.run.redaction import WITHHELD_ERROR, redact_row
@@ -110,8 +109,8 @@ class EntryItem(pytest.Item):
             raise EntryError(record["error"])
 
     def repr_failure(
-        self, excinfo: ExceptionInfo[BaseException], style: Any = None
-    ) -> str | TerminalRepr:
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> Any:  # str, or pytest's own (non-public) TerminalRepr from the base class
         if isinstance(excinfo.value, EntryRegression):
             return card_for_style(str(excinfo.value), str(self.config.getoption("tbstyle", "auto")))
         if isinstance(excinfo.value, EntryError) and self.state.secrecy.withheld:
