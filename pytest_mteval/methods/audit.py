@@ -1,10 +1,11 @@
 """A static audit of a method folder: what its code can reach, against its declared class.
 
 Every ``.py`` file under the folder is parsed (``ast``, never imported) and every import, call
-and attribute is resolved through the file's import aliases to a dotted name, which is looked
-up in the tables below. The findings fall in seven categories; a category contradicts a
-dependency class when the spec's class forbids it (§8.6: S and O run offline, A1 reaches its
-model only through the gateway, no method may read the harness's memory):
+and attribute is resolved through the file's import aliases to a dotted name, which is
+looked up in the tables of ``audit_rules.py``. The findings fall in seven categories; a
+category contradicts a dependency class when the spec's class forbids it (§8.6: S and O run
+offline, A1 reaches its model only through the gateway, no method may read the harness's
+memory):
 
 - ``network``: socket, HTTP/FTP/SMTP clients and servers. Allowed in A2 and X only.
 - ``llm_client``: the harness's own LLM client (``pytest_mteval.llm.client``, ``chat_method``), the
@@ -34,162 +35,22 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
 from pytest_mteval.errors import MtevalError
+from pytest_mteval.methods.audit_rules import (
+    ALLOWED,
+    CATEGORIES,
+    DECLARED_BY_KIND,
+    MODULES,
+    NAMES,
+    NATIVE_SUFFIXES,
+    PATH_CALLS,
+    PREFIXES,
+    WHY,
+)
 from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
 
-CATEGORIES: Final = (
-    "network",
-    "llm_client",
-    "introspection",
-    "subprocess",
-    "native_code",
-    "outside_files",
-    "dynamic_code",
-)
-#: Modules whose import is a finding (a dotted name matches itself and its submodules).
-MODULES: Final[dict[str, str]] = {
-    **dict.fromkeys(
-        [
-            "socket",
-            "socketserver",
-            "ssl",
-            "http.client",
-            "http.server",
-            "urllib.request",
-            "urllib3",
-            "requests",
-            "httpx",
-            "aiohttp",
-            "websocket",
-            "websockets",
-            "ftplib",
-            "smtplib",
-            "poplib",
-            "imaplib",
-            "telnetlib",
-            "xmlrpc.client",
-            "xmlrpc.server",
-            "grpc",
-            "paramiko",
-            "pycurl",
-            "dns",
-            "asyncssh",
-            "openai",
-            "anthropic",
-        ],
-        "network",
-    ),
-    **dict.fromkeys(("pytest_mteval.llm.client", "pytest_mteval.methods.chat"), "llm_client"),
-    **dict.fromkeys(("gc", "tracemalloc"), "introspection"),
-    **dict.fromkeys(("subprocess", "pty", "multiprocessing", "pexpect", "sh"), "subprocess"),
-    **dict.fromkeys(("ctypes", "_ctypes", "cffi"), "native_code"),
-    **dict.fromkeys(("importlib", "runpy", "pickle", "marshal", "dill", "imp"), "dynamic_code"),
-}
-#: Calls and attributes that are a finding wherever they appear.
-NAMES: Final[dict[str, str]] = {
-    **dict.fromkeys(
-        (
-            "asyncio.open_connection",
-            "asyncio.open_unix_connection",
-            "asyncio.start_server",
-            "asyncio.start_unix_server",
-        ),
-        "network",
-    ),
-    **dict.fromkeys(
-        (
-            "sys.argv",
-            "sys.orig_argv",
-            "sys._getframe",
-            "sys.settrace",
-            "sys.setprofile",
-            "sys.modules",
-            "sys.audit",
-            "sys.addaudithook",
-            "inspect.stack",
-            "inspect.currentframe",
-            "inspect.getouterframes",
-            "inspect.trace",
-            "traceback.extract_stack",
-            "traceback.walk_stack",
-        ),
-        "introspection",
-    ),
-    **dict.fromkeys(
-        (
-            "os.system",
-            "os.popen",
-            "os.fork",
-            "os.forkpty",
-            "os.posix_spawn",
-            "os.posix_spawnp",
-            "asyncio.create_subprocess_exec",
-            "asyncio.create_subprocess_shell",
-            "concurrent.futures.ProcessPoolExecutor",
-        ),
-        "subprocess",
-    ),
-    **dict.fromkeys(
-        ("exec", "eval", "compile", "__import__", "__builtins__", "builtins"),
-        "dynamic_code",
-    ),
-    **dict.fromkeys(("os.path.expanduser", "pathlib.Path.home"), "outside_files"),
-}
-#: Name prefixes of call families (os.spawnl, os.execvp ...).
-PREFIXES: Final = (("os.spawn", "subprocess"), ("os.exec", "subprocess"))
-#: Calls whose first argument is a path.
-PATH_CALLS: Final = frozenset(
-    {
-        "open",
-        "io.open",
-        "os.open",
-        "os.listdir",
-        "os.scandir",
-        "os.walk",
-        "os.stat",
-        "os.remove",
-        "os.unlink",
-        "os.rename",
-        "os.replace",
-        "os.chdir",
-        "os.makedirs",
-        "os.mkdir",
-        "glob.glob",
-        "glob.iglob",
-        "pathlib.Path",
-        "pathlib.PurePath",
-        "shutil.copy",
-        "shutil.copyfile",
-        "shutil.copytree",
-        "shutil.rmtree",
-        "shutil.move",
-    }
-)
-NATIVE_SUFFIXES: Final = frozenset({".so", ".pyd", ".dylib", ".dll"})
+__all__ = ["CATEGORIES", "AuditError", "AuditResult", "Finding", "audit_flags", "audit_method"]
+
 _SKIPPED_DIRS: Final = frozenset({"__pycache__", ".git", ".mteval", ".pytest_cache"})
-#: Categories allowed outright in each class.
-ALLOWED: Final[dict[str, frozenset[str]]] = {
-    "S": frozenset({"dynamic_code"}),
-    "O": frozenset({"dynamic_code"}),
-    "A1": frozenset({"dynamic_code", "llm_client", "subprocess", "native_code", "outside_files"}),
-    "A2": frozenset(set(CATEGORIES) - {"introspection"}),
-    "X": frozenset(set(CATEGORIES) - {"introspection"}),
-}
-#: In S and O, a category allowed when a dependency of this kind is declared.
-DECLARED_BY_KIND: Final = {
-    "subprocess": "software",
-    "native_code": "software",
-    "outside_files": "data",
-}
-_WHY: Final = {
-    "network": "only A2 and X methods may reach the network themselves (S and O run offline, "
-    "A1 reaches its model through the gateway)",
-    "llm_client": "S and O methods run offline: no LLM",
-    "introspection": "no method may read the harness's memory, stack or command line",
-    "subprocess": "an S or O method that runs programs must declare them (kind 'software')",
-    "native_code": "an S or O method with native code must declare it (kind 'software')",
-    "outside_files": "an S or O method reading outside its folder must declare the data "
-    "(kind 'data')",
-}
 
 
 class AuditError(MtevalError):
@@ -266,7 +127,7 @@ def contradictions(manifest: MethodManifest, findings: list[Finding]) -> list[st
         first = found[0]
         out.append(
             f"class {cls} method has {category} ({first.what} at {first.file}:{first.line}"
-            f"{f' and {len(found) - 1} more' if len(found) > 1 else ''}): {_WHY[category]}"
+            f"{f' and {len(found) - 1} more' if len(found) > 1 else ''}): {WHY[category]}"
         )
     return out
 
