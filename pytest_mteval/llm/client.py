@@ -12,20 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import math
 import os
 import random
-import ssl
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
-from pytest_mteval.errors import MtevalError
+from pytest_mteval.llm.pools import Pools
 from pytest_mteval.llm.response import (
     Attempt,
     Completion,
@@ -33,7 +28,13 @@ from pytest_mteval.llm.response import (
     parse_usage,
     read_response,
 )
-from pytest_mteval.methods.protocol import RunConfig
+from pytest_mteval.llm.settings import (
+    DEFAULT_API_KEY_ENV,
+    DEFAULT_BASE_URL,
+    ChatMessage,
+    ChatSettings,
+    LLMConfigError,
+)
 
 __all__ = [
     "DEFAULT_API_KEY_ENV",
@@ -46,70 +47,6 @@ __all__ = [
     "parse_retry_after",
     "parse_usage",
 ]
-
-DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
-DEFAULT_API_KEY_ENV = "OPENROUTER_API_KEY"
-
-ChatMessage = dict[str, str]
-
-
-class LLMConfigError(MtevalError, ValueError):
-    """A client that cannot be configured (no model, a bad method arg); shown as is."""
-
-
-@dataclass(frozen=True)
-class ChatSettings:
-    """Everything the client needs; the key itself is not here, only the name of its variable."""
-
-    model: str
-    base_url: str = DEFAULT_BASE_URL
-    api_key_env: str = DEFAULT_API_KEY_ENV
-    temperature: float = 0.0
-    timeout_s: float = 120.0
-    concurrency: int = 8
-    max_attempts: int = 4
-    backoff_base_s: float = 0.5
-    backoff_max_s: float = 20.0
-    retry_after_max_s: float = 60.0
-    max_tokens: int | None = None
-    uds: str | None = None  # a Unix socket to connect through: the sandbox's LLM gateway
-
-    @classmethod
-    def from_run_config(cls, config: RunConfig) -> ChatSettings:
-        """Model, temperature, concurrency and timeout from the run; the rest from method args.
-
-        Method args: ``base_url``, ``api_key_env`` (empty for endpoints without a key),
-        ``max_attempts``, ``request_timeout_s``, ``max_tokens``, ``retry_after_max_s``,
-        ``gateway_socket`` (set by the harness in the sandbox).
-        """
-        if not config.model:
-            raise LLMConfigError("no model configured: pass --mteval-model=<provider/slug>")
-        args = config.method_args
-        return cls(
-            model=config.model,
-            base_url=args.get("base_url", DEFAULT_BASE_URL),
-            api_key_env=args.get("api_key_env", DEFAULT_API_KEY_ENV),
-            temperature=config.temperature,
-            timeout_s=_number(args, "request_timeout_s", config.timeout_s),
-            concurrency=max(1, config.concurrency),
-            max_attempts=max(1, int(_number(args, "max_attempts", 4))),
-            retry_after_max_s=_number(args, "retry_after_max_s", 60.0),
-            max_tokens=int(args["max_tokens"]) if args.get("max_tokens") else None,
-            uds=args.get("gateway_socket") or None,
-        )
-
-
-def _number(args: Mapping[str, str], name: str, default: float) -> float:
-    raw = args.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise LLMConfigError(f"method arg {name}={raw!r} is not a number") from None
-    if not math.isfinite(value) or value <= 0:
-        raise LLMConfigError(f"method arg {name}={raw!r} must be a positive number")
-    return value
 
 
 class _Secret:
@@ -129,61 +66,6 @@ class _Secret:
     __str__ = __repr__
 
 
-#: Connections per httpx pool. httpcore re-checks every connection of a pool whenever a
-#: request starts or ends (encode/httpx#3215), so at concurrency 64 one pool of 64 connections
-#: spends several times the CPU of 16 pools of 4; requests go to the least busy pool.
-CONNECTIONS_PER_POOL = 4
-
-
-@lru_cache(maxsize=1)
-def _tls_context() -> ssl.SSLContext:
-    """httpx's default TLS context, built once per process: loading the CA bundle costs ~25 ms
-    of CPU, which each new client would otherwise pay again (several per batch)."""
-    return httpx.create_ssl_context()
-
-
-def _transport(settings: ChatSettings, limits: httpx.Limits) -> httpx.AsyncHTTPTransport | None:
-    """Through the gateway's Unix socket when one is set, else httpx's default transport."""
-    if not settings.uds:
-        return None
-    return httpx.AsyncHTTPTransport(uds=settings.uds, limits=limits)
-
-
-class _Pools:
-    """A few small httpx clients standing in for one big one (see CONNECTIONS_PER_POOL)."""
-
-    def __init__(self, settings: ChatSettings) -> None:
-        count = max(1, math.ceil(settings.concurrency / CONNECTIONS_PER_POOL))
-        # With at most `concurrency` requests in flight and the least busy pool chosen, no
-        # pool ever needs more than this many connections (pigeonhole).
-        size = math.ceil(settings.concurrency / count)
-        limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
-        self.clients = [
-            httpx.AsyncClient(
-                base_url=settings.base_url.rstrip("/") + "/",
-                timeout=httpx.Timeout(settings.timeout_s),
-                limits=limits,
-                verify=_tls_context(),
-                transport=_transport(settings, limits),
-            )
-            for _ in range(count)
-        ]
-        self.busy = [0] * count
-
-    @contextmanager
-    def lease(self) -> Iterator[httpx.AsyncClient]:
-        index = min(range(len(self.busy)), key=self.busy.__getitem__)
-        self.busy[index] += 1
-        try:
-            yield self.clients[index]
-        finally:
-            self.busy[index] -= 1
-
-    async def aclose(self) -> None:
-        for client in self.clients:
-            await client.aclose()
-
-
 class ChatClient:
     """Chat completions against one endpoint, at most ``concurrency`` requests in flight.
 
@@ -196,14 +78,14 @@ class ChatClient:
         env = os.environ if environ is None else environ
         self._key = _Secret(env.get(settings.api_key_env, "") if settings.api_key_env else "")
         self._limit = asyncio.Semaphore(settings.concurrency)
-        self._pools: _Pools | None = None
+        self._pools: Pools | None = None
 
     def __repr__(self) -> str:
         s = self.settings
         return f"ChatClient(base_url={s.base_url!r}, model={s.model!r}, key_env={s.api_key_env!r})"
 
     async def __aenter__(self) -> ChatClient:
-        self._pools = _Pools(self.settings)
+        self._pools = Pools(self.settings)
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:

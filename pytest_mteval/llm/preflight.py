@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from pytest_mteval.errors import MtevalError
-from pytest_mteval.llm.client import ChatSettings, _tls_context
+from pytest_mteval.llm.pools import tls_context
 from pytest_mteval.llm.pricing import load_prices
+from pytest_mteval.llm.settings import ChatSettings
 from pytest_mteval.methods.protocol import RunConfig
 
 #: Seconds the connection check may take.
@@ -50,7 +51,7 @@ def check_reachable(base_url: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None
     try:
         with socket.create_connection((parts.hostname, port), timeout=timeout_s) as sock:
             if parts.scheme == "https":
-                context: ssl.SSLContext = _tls_context()
+                context: ssl.SSLContext = tls_context()
                 with context.wrap_socket(sock, server_hostname=parts.hostname):
                     pass
     except (OSError, ssl.SSLError) as exc:
