@@ -21,8 +21,8 @@ from pytest_mteval.cli.sweep import add_sweep_commands
 from pytest_mteval.corpus_tools.cli import add_corpus_command
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.history.cli import add_history_commands
+from pytest_mteval.review.chain import verify_chain
 from pytest_mteval.review.cli import add_review_command
-from pytest_mteval.review.ingest import verify_chain
 
 
 def _verify(args: argparse.Namespace) -> int:

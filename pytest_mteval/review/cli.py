@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.review import form, ingest, sample
+from pytest_mteval.review import chain, form, ingest, sample
 
 
 def add_review_command(commands: Any) -> None:
@@ -26,7 +26,7 @@ def add_review_command(commands: Any) -> None:
     take.add_argument("card", type=Path, help="the run card the sample was drawn from")
     take.add_argument("ratings", type=Path, nargs="+", help="one CSV per reviewer")
     take.add_argument("--out", type=Path, help="the new card (default <card>.validated.json)")
-    default = ingest.DEFAULT_THRESHOLD
+    default = chain.DEFAULT_THRESHOLD
     take.add_argument("--min-reviewers", type=int, default=default.min_reviewers)
     take.add_argument("--min-entries", type=int, default=default.min_entries)
     take.add_argument("--min-usable", type=float, default=default.min_usable)
@@ -60,7 +60,7 @@ def _sample(args: argparse.Namespace) -> int:
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    threshold = ingest.Threshold(args.min_reviewers, args.min_entries, args.min_usable)
+    threshold = chain.Threshold(args.min_reviewers, args.min_entries, args.min_usable)
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
     try:
         card = ingest.ingest(args.card, args.ratings, threshold, today)

@@ -7,12 +7,12 @@ block keeps the parent's hash and tier, so :func:`verify_chain` can rebuild the 
 check its hash: a validation record cannot come with edited scores or outputs.
 
 Reviewers are recorded as pseudonymous ids (a hash of the name salted with the parent's hash);
-how their ratings combine and how agreement is measured is in ``agreement``.
+how their ratings combine and how agreement is measured is in ``agreement``; the chain and
+the tier it earns are in ``chain``.
 """
 
 from __future__ import annotations
 
-import copy
 import csv
 import datetime
 import hashlib
@@ -24,33 +24,22 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.review.agreement import agreement, combine
+from pytest_mteval.review.chain import (
+    DEFAULT_THRESHOLD,
+    USABLE,
+    Threshold,
+    extend,
+)
 from pytest_mteval.review.form import COLUMNS, RATINGS
 from pytest_mteval.review.sample import Sample, SampleError, draw, parse_sample_id
-from pytest_mteval.scoring.composite import CANDIDATE_LABEL
 
-VALIDATED_SUFFIX: Final = " (community validated)"
-#: Ratings that say "usable" (spec §7.2: bilingual speakers agree the output is usable).
-USABLE: Final = frozenset({"acceptable", "excellent"})
 _REQUIRED: Final = ("sample_id", "entry_id", "reviewer", "rating")
 
 
-class ReviewError(Exception):
+class ReviewError(MtevalError):
     """Ratings or a card that cannot be ingested; the message is one line."""
-
-
-@dataclass(frozen=True)
-class Threshold:
-    """When a validation record confirms the automated tier (see README)."""
-
-    min_reviewers: int = 2
-    #: Entries rated by someone, capped at the sample's size.
-    min_entries: int = 30
-    #: Share of rated entries whose combined rating is acceptable or excellent.
-    min_usable: float = 0.8
-
-
-DEFAULT_THRESHOLD: Final = Threshold()
 
 
 @dataclass(frozen=True)
@@ -195,78 +184,6 @@ def validation_block(
         },
         "meets_threshold": meets,
     }
-
-
-def validated_tier(parent_tier: str | None, uncapped: str | None, meets: bool) -> str | None:
-    """A candidate becomes "<tier> (community validated)"; any other tier stays as it is."""
-    if meets and parent_tier == CANDIDATE_LABEL and uncapped in {"deployable", "fluent"}:
-        return f"{uncapped}{VALIDATED_SUFFIX}"
-    return parent_tier
-
-
-def extend(card: Mapping[str, Any], block: Mapping[str, Any]) -> dict[str, Any]:
-    """The validated card: the parent plus the block and the tier it earns, re-sealed."""
-    child = copy.deepcopy(dict(card))
-    scores = child["scores"]
-    scores["quality_tier"] = validated_tier(
-        scores.get("quality_tier"), scores.get("quality_tier_uncapped"), block["meets_threshold"]
-    )
-    child["human_validation"] = dict(block)
-    return runcard.seal(child)
-
-
-def verify_chain(card: Mapping[str, Any], path: Path) -> None:
-    """Rebuild the parent of a validated card and check its hash and the tier's label."""
-    block = card.get("human_validation")
-    if not isinstance(block, Mapping):
-        return
-    extends = block.get("extends") or {}
-    parent = copy.deepcopy(dict(card))
-    del parent["human_validation"]
-    parent["scores"]["quality_tier"] = extends.get("quality_tier")
-    if runcard.card_hash(parent) != extends.get("run_card_hash"):
-        raise runcard.RunCardError(
-            f"{path}: human_validation: the card is not its parent "
-            f"{str(extends.get('run_card_hash'))[:12]}... plus a validation record"
-        )
-    if bool(block.get("meets_threshold")) != _meets(block):
-        raise runcard.RunCardError(
-            f"{path}: human_validation: meets_threshold does not follow its own counts"
-        )
-    expected = validated_tier(
-        extends.get("quality_tier"),
-        card["scores"].get("quality_tier_uncapped"),
-        bool(block.get("meets_threshold")),
-    )
-    if card["scores"].get("quality_tier") != expected:
-        raise runcard.RunCardError(f"{path}: human_validation: tier does not follow the record")
-
-
-def _meets(block: Mapping[str, Any]) -> bool:
-    """The threshold recomputed from the record's own counts; thresholds looser than the
-    defaults never meet it (``check_threshold`` refuses them at ingestion)."""
-    try:
-        limits = block["threshold"]
-        ratings = {str(k): int(v) for k, v in block["ratings"].items()}
-        rated = sum(ratings.values())
-        usable = sum(ratings.get(r, 0) for r in USABLE)
-        sample_size = len(block["sample"]["entry_ids"])
-        reviewers = len(block["reviewers"])
-        loose = (
-            limits["min_reviewers"] < DEFAULT_THRESHOLD.min_reviewers
-            or limits["min_entries"] < min(DEFAULT_THRESHOLD.min_entries, sample_size)
-            or limits["min_usable"] < DEFAULT_THRESHOLD.min_usable
-        )
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return False
-    return (
-        not loose
-        and rated == block.get("rated_entries")
-        and reviewers >= limits["min_reviewers"]
-        and rated >= limits["min_entries"]
-        and rated > 0
-        and usable / rated >= limits["min_usable"]
-    )
 
 
 def check_threshold(threshold: Threshold) -> None:

@@ -18,12 +18,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from pytest_mteval.errors import MtevalError
+
 DEFAULT_SEED: Final = 12345
 DEFAULT_SIZE: Final = 50
 _SAMPLE_ID: Final = re.compile(r"^(?P<hash>[0-9a-f]{12})-n(?P<n>[0-9]+)-s(?P<seed>-?[0-9]+)$")
 
 
-class SampleError(Exception):
+class SampleError(MtevalError):
     """A sample that cannot be drawn or read; the message is one line."""
 
 
