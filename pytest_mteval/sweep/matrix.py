@@ -17,7 +17,7 @@ from typing import Any
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.compare import compare_runs
 from pytest_mteval.cards.gate import GateOptions
-from pytest_mteval.errors import MtevalError
+from pytest_mteval.errors import MtevalError, read_json
 from pytest_mteval.scoring.comparable import from_card
 from pytest_mteval.scoring.pairing import COMPOSITE
 
@@ -66,12 +66,26 @@ def _rows_of_sweep(folder: Path) -> list[MatrixRow]:
     index_path = folder / "sweep.json"
     if not index_path.is_file():
         return [_row(p, p.stem, _values_of(_card(p))) for p in sorted(folder.rglob("*.json"))]
+    index = read_json(index_path, "a sweep index", MatrixError)
     try:
-        index = json.loads(index_path.read_text(encoding="utf-8"))
         runs = [(str(r["label"]), dict(r["values"]), r.get("card")) for r in index["runs"]]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise MatrixError(f"{index_path}: not a sweep index ({exc})") from None
-    return [_row(Path(card), label, values) for label, values, card in runs if card]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise MatrixError(
+            f"{index_path}: not a sweep index ({type(exc).__name__}: {exc})"
+        ) from None
+    return [
+        _row(_card_path(folder, str(card)), label, values) for label, values, card in runs if card
+    ]
+
+
+def _card_path(folder: Path, recorded: str) -> Path:
+    """A card the index names: as recorded (relative to where the sweep ran), else in the
+    sweep folder's ``cards/`` (the folder was moved, or is read from elsewhere)."""
+    path = Path(recorded)
+    if path.is_absolute() or path.exists():
+        return path
+    moved = folder / "cards" / path.name
+    return moved if moved.exists() else path
 
 
 def _row(path: Path, label: str, values: dict[str, Any]) -> MatrixRow:
