@@ -9,10 +9,11 @@ generous default of 10 points: the session gate judges the run, this points at t
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
+
+from pytest_mteval.cards.char_diff import Kind, render
 
 Row = Mapping[str, Any]
 
@@ -123,17 +124,11 @@ def char_diff(old: str, new: str) -> str:
     """``old`` turned into ``new``, inline: kept text as is, ``[-removed-]``, ``{+added+}``."""
     if old == new:
         return old + "  (identical)"
-    parts: list[str] = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            parts.append(old[i1:i2])
-            continue
-        if i2 > i1:
-            parts.append(f"[-{old[i1:i2]}-]")
-        if j2 > j1:
-            parts.append(f"{{+{new[j1:j2]}+}}")
-    return "".join(parts)
+    return render(old, new, _text_span)
+
+
+def _text_span(kind: Kind, text: str) -> str:
+    return {"kept": text, "removed": f"[-{text}-]", "added": f"{{+{text}+}}"}[kind]
 
 
 def _prediction(row: Row) -> str:

@@ -7,10 +7,10 @@ stays withheld: the page shows what the card holds, nothing more.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from pytest_mteval.cards.char_diff import Kind, render
 from pytest_mteval.cards.regressions import EntryGateOptions, regression_reasons
 from pytest_mteval.reports import plots
 from pytest_mteval.reports.page import (
@@ -248,17 +248,12 @@ def _entry_row(
 
 def _diff(old: str, new: str) -> str:
     """``old`` turned into ``new``, character by character, as <del>/<ins>."""
-    out: list[str] = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            out.append(esc(old[i1:i2]))
-            continue
-        if i2 > i1:
-            out.append(f"<del>{esc(old[i1:i2])}</del>")
-        if j2 > j1:
-            out.append(f"<ins>{esc(new[j1:j2])}</ins>")
-    return "".join(out)
+    return render(old, new, _html_span)
+
+
+def _html_span(kind: Kind, text: str) -> str:
+    tag = {"kept": "", "removed": "del", "added": "ins"}[kind]
+    return f"<{tag}>{esc(text)}</{tag}>" if tag else esc(text)
 
 
 def _label(value: Any) -> str:
