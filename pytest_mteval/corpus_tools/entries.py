@@ -7,29 +7,21 @@ import hashlib
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 
-from pytest_mteval.corpus import DOMAINS, Entry, validation_message
+from pytest_mteval.corpus import DOMAINS, Entry, Segment, validation_message
 from pytest_mteval.corpus_tools.rows import Row, cell_problem
 
-SEGMENTS: tuple[str, ...] = ("development", "diagnostic", "gold_standard", "held_out")
-#: Entry fields a column can fill (spec §2.2); ``variants`` may take several columns.
-ENTRY_FIELDS: tuple[str, ...] = (
-    "id",
-    "source",
-    "reference",
-    "segment",
-    "difficulty",
-    "provenance",
-    "register",
-    "context",
-    "domain",
-    "morphological_analysis",
-    "notes",
-    "variant_class",
-    "variants",
+#: Where an entry may sit (spec §2.2), in sorted order for messages.
+SEGMENTS: tuple[str, ...] = tuple(sorted(get_args(Segment)))
+#: Fields a corpus entry carries as mappings, not as one cell of a row.
+_NOT_A_COLUMN = frozenset({"terms", "metadata"})
+#: Entry fields a column can fill: the loader's own model, by the names files use
+#: (``register``, not its Python name); ``variants`` may take several columns.
+ENTRY_FIELDS: tuple[str, ...] = tuple(
+    info.alias or name for name, info in Entry.model_fields.items() if name not in _NOT_A_COLUMN
 )
 
 
