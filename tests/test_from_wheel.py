@@ -86,6 +86,11 @@ my_method = ["method.json"]
 """
 
 
+#: A checkout as a new user has it: no build outputs, caches or earlier runs.
+_SKIP_RUN = (".git", ".mteval", "build", "dist", "*.egg-info", "__pycache__", ".venv",
+             ".mypy_cache", ".ruff_cache", ".pytest_cache", "mutants")  # fmt: skip
+
+
 def build_wheel(source: Path, out: Path) -> Path:
     subprocess.run(
         [*PIP, "wheel", "-q", *OFFLINE, "--no-build-isolation", "-w", str(out), str(source)],
@@ -115,7 +120,7 @@ def fresh_venv(folder: Path, wheels: list[Path]) -> Path:
     # pytest itself comes from the test's environment (see the module docstring): give the
     # venv the console script pip would have written for it
     script = folder / "bin" / "pytest"
-    script.write_text(f"#!{python}\nimport sys\nimport pytest\nsys.exit(pytest.console_main())\n")
+    script.write_text(f"#!{python}\nimport pytest\nraise SystemExit(pytest.main())\n")
     script.chmod(0o755)
     return folder
 
@@ -243,3 +248,47 @@ def junit_case(path, classname, name):
         if case.get("classname") == classname and case.get("name") == name:
             return case
     return None
+
+
+#: Packages of the dev and semantic extras that test modules or metrics import when present.
+_EXTRAS_ONLY = ("hypothesis", "scipy", "selenium", "sentence_transformers")
+
+
+def readme_first_command() -> list[str]:
+    """The README's first line, after its ``pip install -e . &&``: what a new user runs."""
+    first = next(
+        line.strip()
+        for line in (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("    ")
+    )
+    install, _, run = first.partition(" && ")
+    assert install == "pip install -e .", first  # no extras: what this test reproduces
+    return shlex.split(run)
+
+
+def test_readme_first_command_in_a_checkout_without_extras(env, tmp_path):
+    """The README's first command, in a copy of the checkout (its ``tests/`` folder included,
+    which a bare ``pytest`` collects), where the dev and semantic extras are not installed:
+    their packages are hidden by stand-ins that fail to import, as a missing package does."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(REPO, checkout, ignore=shutil.ignore_patterns(*_SKIP_RUN), symlinks=True)
+    hidden = tmp_path / "hidden"
+    for name in _EXTRAS_ONLY:
+        (hidden / name).mkdir(parents=True)
+        (hidden / name / "__init__.py").write_text(
+            f"raise ModuleNotFoundError({f'No module named {name!r}'!r}, name={name!r})"
+        )
+    # hypothesis's pytest plugin is an entry point of the test's own environment: leave it out
+    shell = {**env, "PYTHONPATH": str(hidden), "PYTEST_ADDOPTS": "-p no:hypothesispytest"}
+    assert sh(shell, checkout, "python -c 'import hypothesis'").returncode != 0
+    done = subprocess.run(
+        readme_first_command(), cwd=checkout, env=shell, capture_output=True, text=True,
+        timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert re.search(r"\b1012 passed\b", done.stdout.splitlines()[-1]), done.stdout[-1000:]
+    cards = list((checkout / ".mteval" / "runs").glob("*.json"))
+    assert len(cards) == 1
+    card = json.loads(cards[0].read_text(encoding="utf-8"))
+    assert card["scores"]["total"] == 1012
+    assert card["complete"] is True
