@@ -217,3 +217,41 @@ def test_the_run_card_records_the_audit(pytester, small_corpus):
         "findings": [],
         "contradictions": [],
     }
+
+
+def test_a_method_named_by_registry_is_audited_too(pytester, small_corpus):
+    """A name is no way around the audit: a plugin's folder registered under a name, and a
+    shipped method named as users name it, are audited like a folder given by path."""
+    folder = pytester.path / "scanner"
+    folder.mkdir()
+    (folder / "method.json").write_text(json.dumps(MANIFEST), encoding="utf-8")
+    (folder / "probe.py").write_text(GC_SCAN, encoding="utf-8")
+    pytester.makeconftest(
+        f"""
+        from pathlib import Path
+
+        def pytest_mteval_methods(config):
+            return {{"scanner-by-name": Path({str(folder)!r})}}
+        """
+    )
+    card = pytester.path / "card.json"
+    result = pytester.runpytest(
+        f"--mteval-corpus={small_corpus}",
+        "--mteval-method=scanner-by-name",
+        f"--mteval-run-card={card}",
+    )
+    result.stdout.fnmatch_lines(["*FLAG*method_audit_contradiction*introspection*"])
+    audit = json.loads(card.read_text(encoding="utf-8"))["method"]["audit"]
+    assert audit["passed"] is False
+    assert audit["findings"][0]["what"] == "import gc"
+    shipped = pytester.path / "shipped.json"
+    done = pytester.runpytest(
+        f"--mteval-corpus={small_corpus}",
+        "--mteval-method=identity",
+        f"--mteval-run-card={shipped}",
+    )
+    assert done.ret == 0
+    recorded = json.loads(shipped.read_text(encoding="utf-8"))["method"]["audit"]
+    assert recorded is not None
+    assert recorded["passed"] is True
+    assert recorded["dependency_class"] == "S"

@@ -7,6 +7,8 @@ batches, the same baseline rows and the same method fingerprint.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +20,7 @@ from pytest_mteval.corpus import Corpus, CorpusError
 from pytest_mteval.errors import MtevalError, check_output_path
 from pytest_mteval.llm.pricing import PriceError, load_prices
 from pytest_mteval.methods.audit import AuditError, audit_method
-from pytest_mteval.methods.loader import MethodLoadError, Registered, find_method
+from pytest_mteval.methods.loader import MethodLoadError, MethodSource, Registered, find_method
 from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
 from pytest_mteval.methods.preflight import run_preflight
 from pytest_mteval.methods.protocol import RunConfig
@@ -66,12 +68,13 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
             f"{corpus.path}: no entry matches the segment/domain/difficulty filters"
         )
     existed = settings.run_card is not None and settings.run_card.exists()
-    audit = _audit(settings)  # before the method's code is imported (and could rewrite itself)
+    registered = _registered(config)
+    # before the method's code is imported (and could rewrite itself)
+    audit = _audit(settings, registered)
     # only the controller seals cards: an xdist worker, where methods run, never holds the key
     on_worker = hasattr(config, "workerinput")
     signer = load_private_key(settings.sign_key) if settings.sign_key and not on_worker else None
     in_process = settings.runner == "inprocess"
-    registered = _registered(config)
     source = find_method(settings.method, settings.method_base, registered, load=in_process)
     ds = corpus.dataset
     if source.manifest and not source.manifest.supports(ds.source_language, ds.target_language):
@@ -144,9 +147,19 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
     return state, card
 
 
-def _audit(settings: Settings) -> dict[str, Any] | None:
-    """The static audit of a method folder, as the card records it (None for a name)."""
+def _audit(settings: Settings, registered: Mapping[str, Registered]) -> dict[str, Any] | None:
+    """The static audit of the method's folder, as the card records it: the folder given by
+    path, or the one a registered name stands for (a shipped method, a plugin's folder, an
+    installed package's directory); None for a method registered as a bare factory."""
     folder = (settings.method_base / str(settings.method)).resolve()
+    if not (folder / "method.json").is_file():
+        found = registered.get(str(settings.method))
+        if isinstance(found, MethodSource) and found.directory is not None:
+            folder = found.directory
+        elif isinstance(found, Path):
+            folder = found.resolve()
+        else:
+            return None
     if not (folder / "method.json").is_file():
         return None
     try:
