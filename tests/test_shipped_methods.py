@@ -8,8 +8,10 @@ import json
 import pytest
 from conftest import CORPORA, DATA, METHODS, envelope
 
+from pytest_mteval.cards.submission_rules import file_sha256s, method_problems
 from pytest_mteval.corpus import load_corpus
 from pytest_mteval.methods.loader import find_method
+from pytest_mteval.methods.manifest import load_manifest
 from pytest_mteval.methods.protocol import RunConfig
 from pytest_mteval.run.translate import method_view
 
@@ -92,3 +94,18 @@ def test_shipped_method_modules_type_check_as_translation_methods(folder):
 
     source = find_method(str(METHODS / folder), METHODS, {})
     assert isinstance(source.factory(RunConfig()), TranslationMethod)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in METHODS.iterdir() if p.is_dir()))
+def test_shipped_methods_meet_the_submission_rules(name):
+    """Each shipped method can be bundled for submission (spec §9.1): a README saying its
+    approach and limits, its own licence, a licence for every dependency, and every bundled
+    dependency present; a mirrored one (the Cree analyzer) is satisfied by the vendored file."""
+    folder = METHODS / name
+    manifest = load_manifest(folder / "method.json")
+    shipped = file_sha256s([p for p in folder.rglob("*") if p.is_file()])
+    shipped |= file_sha256s((CORPORA / "resources").rglob("*.hfstol"))
+    assert method_problems(folder, manifest, shipped) == []
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    assert "**Approach.**" in readme
+    assert "**Limits.**" in readme
