@@ -27,8 +27,7 @@ from pytest_mteval.cards.gate import (
     parse_metric_gate,
 )
 from pytest_mteval.cli.main import main
-from pytest_mteval.metrics import sacre
-from pytest_mteval.metrics import definition
+from pytest_mteval.metrics import definition, sacre
 
 
 def _row(verdict, metric):

@@ -110,6 +110,15 @@ RESERVED: Final = frozenset(
         "by_difficulty",
         "by_provenance",
         "by_domain",
+        "orthography",
+        "target_script",
+        "semantic_model",
+        "terminology_required",
+        "code_switching_entries",
+        "hallucination_entries",
+        "hallucination_reasons",
+        "same_output_for_different_sources",
+        "another_entrys_reference",
     }
 )
 _NAME: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
