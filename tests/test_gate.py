@@ -306,8 +306,7 @@ def test_the_runs_records_supply_statistics_the_card_rows_lack(monkeypatch):
     """Records carry each entry's sufficient statistics: given them, none is recomputed."""
     card = card_dict(replay_card(HAIKU))
     records = [
-        {"entry_id": r["entry_id"], "stats": sacre.segment_stats(r["predicted"], r["expected"])}
-        for r in card["results"]
+        {**r, "stats": sacre.segment_stats(r["predicted"], r["expected"])} for r in card["results"]
     ]
     options = GateOptions(metric_gates={"chrf_plus_plus": 0, "ter": 0})
     baseline = read_run(GPT55)  # a report's rows are scored when it is read

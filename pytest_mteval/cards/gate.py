@@ -137,8 +137,8 @@ def evaluate_gate(
 ) -> GateVerdict:
     """The verdict on a finished run's card (sealed or not), never raising.
 
-    Pass the run's ``records`` when the card's rows do not carry sufficient statistics, so
-    they are not recomputed.
+    Pass the run's ``records`` (those the card was built from, with their sufficient
+    statistics) so that the card's rows are not read back and no statistic is recomputed.
     """
     try:
         return evaluate_runs(baseline, from_card(card, "this run", records), options)

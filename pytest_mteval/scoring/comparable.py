@@ -68,18 +68,15 @@ def from_card(
 ) -> Comparable:
     """Our run card (verified or freshly built) as a Comparable.
 
-    ``records`` (the run's per-entry records, which carry sufficient statistics) spare
-    recomputing the statistics of a card whose rows do not carry them.
+    ``records``: the per-entry records a card was just built from. They are its rows, with
+    the sufficient statistics the workers computed (a card's rows do not carry them), so the
+    card's results are not read back and no statistic is recomputed.
     """
     scores: Mapping[str, Any] = card.get("scores") or {}
     profile = card_profile(card)
     metrics = {name: _number(scores.get(name)) for name in catalog.names()}
     recorded = _number(scores.get("composite"))
-    rows = {str(row["entry_id"]): dict(row) for row in card.get("results") or []}
-    for record in records:
-        row = rows.get(str(record.get("entry_id")))
-        if row is not None and record.get("stats") and not row.get("stats"):
-            row["stats"] = record["stats"]
+    rows = {str(r["entry_id"]): dict(r) for r in records or card.get("results") or []}
     return Comparable(
         path=path,
         origin="run card",
