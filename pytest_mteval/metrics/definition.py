@@ -95,7 +95,17 @@ class SacreFamily:
     family: str
 
     def read(self, rows: Sequence[Row], flagged: frozenset[str]) -> Table | None:
-        return _table([family_stats(row, self.family) for row in rows]) if rows else None
+        if not rows:
+            return None
+        family = self.family
+        return _table(
+            [
+                stats[family]
+                if (stats := row.get("stats")) and family in stats
+                else family_stats(row, family)
+                for row in rows
+            ]
+        )
 
     def finalize(self, sums: Sequence[float]) -> float | None:
         return sacre.corpus_score(self.family, sums)
@@ -202,11 +212,14 @@ class MetricDefinition:
         return self.statistics.finalize(sums)
 
     def score(self, rows: Sequence[Row], flagged: frozenset[str] = frozenset()) -> float | None:
-        """The score of ``rows``: their statistics summed exactly (``math.fsum``), finalised;
-        None when the rows carry no statistics for it."""
+        """The score of ``rows``: their statistics summed exactly, finalised; None when the
+        rows carry no statistics for it. Counts sum exactly in float64; other values (a mean
+        of cosines) are summed with ``math.fsum``, so the order of entries cannot matter."""
         table = self.table(rows, flagged)
         if table is None:
             return None
+        if np.array_equal(table, np.round(table)):
+            return self.finalize(table.sum(axis=0).tolist())
         return self.finalize([math.fsum(column) for column in table.T.tolist()])
 
     def normalized(self, value: float) -> float:
