@@ -17,6 +17,7 @@ from replayed_runs import HAIKU, REPLAY, SNA_CORPUS, card_dict, replay_card
 from sacrebleu.metrics import BLEU, CHRF, TER
 
 from pytest_mteval.cards.gate import GateOptionError, GateOptions, evaluate_runs, parse_metric_gate
+from pytest_mteval.cards.runcard import Scores
 from pytest_mteval.cli.main import main
 from pytest_mteval.metrics import catalog
 from pytest_mteval.metrics.catalog import MetricDefinitionError
@@ -155,6 +156,15 @@ def test_registering_is_idempotent_and_refuses_a_taken_or_reserved_name(register
             catalog.register(MetricDefinition(name, "x", ShareOfAll("x")))
     with pytest.raises(MetricDefinitionError, match="must be a MetricDefinition"):
         catalog.register("letter_share")  # type: ignore[arg-type]
+
+
+def test_every_score_key_of_the_card_model_is_a_definition_or_reserved():
+    """A plugin's metric cannot overwrite a run-level figure of the card."""
+    fields = set(Scores.model_fields)
+    assert fields - {d.name for d in catalog.BUILTIN} <= catalog.RESERVED
+    for name in sorted(fields - {d.name for d in catalog.BUILTIN}):
+        with pytest.raises(MetricDefinitionError):
+            catalog.register(MetricDefinition(name, "x", ShareOfAll("x")))
 
 
 def test_a_gate_knows_a_registered_metric_only_once_registered():
