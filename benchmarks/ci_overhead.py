@@ -22,9 +22,9 @@ from pathlib import Path
 
 from core_throughput import REPO, build_corpus
 
+from pytest_mteval.metrics.definition import family_stats
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
-from pytest_mteval.scoring.comparable import family_stats
 from pytest_mteval.scoring.headline import statistics_of
 
 
@@ -45,8 +45,7 @@ def main() -> None:
         card = json.loads(card_path.read_text(encoding="utf-8"))
     records = card["results"]
     for row in records:  # the statistics the workers computed during the run
-        for family in ("chrf", "bleu"):
-            family_stats(row, family)
+        row["stats"] = {family: family_stats(row, family) for family in ("chrf", "bleu")}
     scores, profile = card["scores"], card["scores"]["scoring_profile"]
     started = time.perf_counter()
     flagged = frozenset(card["hallucination"].get("hallucination_entries") or ())

@@ -42,7 +42,8 @@ import mqm_data
 import pytest
 from scipy import stats as scistats
 
-from pytest_mteval.scoring.comparable import LOWER_IS_BETTER, from_card
+from pytest_mteval.metrics import catalog
+from pytest_mteval.scoring.comparable import from_card
 from pytest_mteval.scoring.headline import group_composite, statistics_of
 
 REPO = Path(__file__).resolve().parents[1]
@@ -169,7 +170,7 @@ def per_entry(card: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
 
 
 def _oriented(metric: str, value: float) -> float:
-    return -value if metric in LOWER_IS_BETTER else value
+    return -value if catalog.lower_is_better(metric) else value
 
 
 def system_value(card: Mapping[str, Any], metric: str) -> float | None:

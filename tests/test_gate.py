@@ -27,8 +27,7 @@ from pytest_mteval.cards.gate import (
     parse_metric_gate,
 )
 from pytest_mteval.cli.main import main
-from pytest_mteval.metrics import sacre
-from pytest_mteval.scoring import comparable
+from pytest_mteval.metrics import definition, sacre
 
 
 def _row(verdict, metric):
@@ -307,8 +306,7 @@ def test_the_runs_records_supply_statistics_the_card_rows_lack(monkeypatch):
     """Records carry each entry's sufficient statistics: given them, none is recomputed."""
     card = card_dict(replay_card(HAIKU))
     records = [
-        {"entry_id": r["entry_id"], "stats": sacre.segment_stats(r["predicted"], r["expected"])}
-        for r in card["results"]
+        {**r, "stats": sacre.segment_stats(r["predicted"], r["expected"])} for r in card["results"]
     ]
     options = GateOptions(metric_gates={"chrf_plus_plus": 0, "ter": 0})
     baseline = read_run(GPT55)  # a report's rows are scored when it is read
@@ -317,19 +315,21 @@ def test_the_runs_records_supply_statistics_the_card_rows_lack(monkeypatch):
     def recompute(*_args):
         raise AssertionError("statistics recomputed")
 
-    monkeypatch.setattr(comparable, "_SACRE_METRICS", dict.fromkeys(sacre.FAMILIES, recompute))
+    monkeypatch.setattr(definition, "_SACRE_METRICS", dict.fromkeys(sacre.FAMILIES, recompute))
     fed = evaluate_gate(baseline, card, options, records)
     assert fed.rows == plain.rows
     assert evaluate_gate(baseline, card, options).notes[0].startswith("the gate could not")
 
 
-def _with_fst(path, rate_offset=0.0):
-    """A real run with per-entry FST counts (every word accepted but the first)."""
+def _with_fst(path, rate_offset=0.0, per_entry=True):
+    """A real run with per-entry FST counts (every word accepted but the first); without
+    ``per_entry`` its rows do not carry them (a card of a family that did not record them)."""
     run = copy.deepcopy(read_run(path))
     words = accepted = 0
     for row in run.rows.values():
         count = len((row["predicted"] or "").split())
-        row["fst_words"], row["fst_accepted_words"] = count, max(0, count - 1)
+        if per_entry:
+            row["fst_words"], row["fst_accepted_words"] = count, max(0, count - 1)
         words, accepted = words + count, accepted + max(0, count - 1)
     run.metrics["fst_acceptance_rate"] = accepted / words + rate_offset
     run.profile = "A"
@@ -345,9 +345,21 @@ def test_per_entry_counts_make_a_metric_resampled_and_tested():
     assert not any("held at their run-level values" in n for n in verdict.notes)
 
 
-def test_a_metric_its_entries_do_not_reproduce_is_held_fixed_and_said_so():
+def test_a_recorded_value_its_rows_do_not_reproduce_is_recomputed_from_the_rows():
+    """One definition: over the common entries the value is the rows' statistics finalised,
+    whatever the card recorded (here 0.05 below what its rows give)."""
     options = GateOptions(metric_gates={"fst_acceptance_rate": 0.0})
     now = _with_fst(HAIKU, rate_offset=-0.05)
+    verdict = evaluate_runs(_with_fst(GPT55), now, options)
+    row = _row(verdict, "fst_acceptance_rate")
+    assert row.now == pytest.approx(now.metrics["fst_acceptance_rate"] + 0.05)
+    assert row.p_value is not None
+    assert not any("held at their run-level values" in n for n in verdict.notes)
+
+
+def test_a_metric_without_per_entry_statistics_is_held_fixed_and_said_so():
+    options = GateOptions(metric_gates={"fst_acceptance_rate": 0.0})
+    now = _with_fst(HAIKU, rate_offset=-0.05, per_entry=False)
     verdict = evaluate_runs(_with_fst(GPT55), now, options)
     row = _row(verdict, "fst_acceptance_rate")
     assert row.now == pytest.approx(now.metrics["fst_acceptance_rate"])
@@ -362,7 +374,7 @@ def test_a_metric_its_entries_do_not_reproduce_is_held_fixed_and_said_so():
 def test_a_metric_held_fixed_is_left_out_of_the_composite():
     """Held at run-level values, the FST rate would move every resampled composite alike; the
     composites are profile A over chrF++ (0.15) and exact match (0.05) alone."""
-    base, now = _with_fst(GPT55), _with_fst(HAIKU, rate_offset=-0.05)
+    base, now = _with_fst(GPT55), _with_fst(HAIKU, rate_offset=-0.05, per_entry=False)
     verdict = evaluate_runs(base, now, GateOptions())
     composite = _row(verdict, "composite")
     for run, value in ((base, composite.baseline), (now, composite.now)):

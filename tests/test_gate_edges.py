@@ -194,7 +194,7 @@ def test_the_resampling_options_reach_the_bootstrap():
 
 
 def test_an_untestable_drop_fails_when_the_test_is_on():
-    now = _with_fst(HAIKU, rate_offset=-0.05)
+    now = _with_fst(HAIKU, rate_offset=-0.05, per_entry=False)
     verdict = evaluate_runs(
         _with_fst(GPT55), now, GateOptions(metric_gates={"fst_acceptance_rate": 0.0})
     )

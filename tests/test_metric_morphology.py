@@ -16,6 +16,7 @@ from conftest import link_resources
 from pytest_mteval.corpus import load_corpus
 from pytest_mteval.metrics import morphology
 from pytest_mteval.metrics.base import Metric, MetricContext
+from pytest_mteval.run.record import build_record
 from pytest_mteval.scoring.comparable import entry_statistic
 
 REPO = Path(__file__).resolve().parents[1]
@@ -55,6 +56,10 @@ def corpus_file(tmp_path: Path, gold: str | None) -> Path:
     path = tmp_path / "crk.json"
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+#: A method's result for an entry it failed to translate.
+FAILED: Any = {"predicted": None, "error": "timeout", "latency_s": None}
 
 
 def built(tmp_path: Path, gold: str) -> tuple[morphology.MorphologicalAccuracy, Any]:
@@ -120,7 +125,7 @@ def test_run_pools_units_and_counts_failed_entries(tmp_path: Path) -> None:
         "predicted": "kiwâpamâw atim",
         **metric.score_entry(entry, "kiwâpamâw atim"),
     }
-    failed = {"entry_id": "1", "predicted": None, "error": "timeout"}
+    failed = build_record(entry, 0, 0, FAILED, [metric])  # what the run records for it
     no_gold = {"entry_id": "2", "predicted": "nikî-nipân", "morphological_accuracy": None}
     assert metric.aggregate([ok, no_gold])["morphological_accuracy"] == 3 / 4
     assert metric.aggregate([ok, failed, no_gold])["morphological_accuracy"] == 3 / 8
@@ -133,7 +138,7 @@ def test_a_failed_entry_carries_its_gold_units_so_entry_statistics_match(tmp_pat
     metric, entry = built(tmp_path, SEGMENTED)
     ok = {"entry_id": "1", "predicted": "kiwâpamâw atim"}
     ok.update(metric.score_entry(entry, "kiwâpamâw atim"))
-    failed: dict[str, Any] = {"entry_id": "1", "predicted": None, "error": "timeout"}
+    failed = build_record(entry, 0, 0, FAILED, [metric])
     records = [ok, failed]
     assert metric.aggregate(records)["morphological_accuracy"] == 3 / 8
     assert (failed["morphology_units"], failed["morphology_reproduced"]) == (4, 0)

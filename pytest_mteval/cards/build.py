@@ -11,11 +11,17 @@ from pytest_mteval.llm.cost import run_totals
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.base import Record
+from pytest_mteval.metrics.catalog import family_definitions
 from pytest_mteval.run.method_args import public_config, secret_names
 from pytest_mteval.run.result_model import validate_method_fields
 from pytest_mteval.run.state import RunState
 from pytest_mteval.scoring import composite as scoring
-from pytest_mteval.scoring.aggregate import breakdown, quality_scores, speed_scores
+from pytest_mteval.scoring.aggregate import (
+    breakdown,
+    definition_scores,
+    quality_scores,
+    speed_scores,
+)
 from pytest_mteval.scoring.headline import group_composite, judge_run, statistics_of
 
 #: Record keys that are internal plumbing, not part of a result row.
@@ -55,6 +61,8 @@ def build_card(
         scores.update(metric.aggregate(records))
     hallucination = {key: scores.pop(key) for key in _HALLUCINATION_EVIDENCE if key in scores}
     scores["plugin_metrics"] = {m.name: m.aggregate(records) for m in state.plugin_metrics}
+    for metric in state.plugin_metrics:
+        scores.update(definition_scores(records, family_definitions(metric)))
     totals = run_totals(records)
     profile = scoring.profile_for(any(m.name == "fst" for m in state.builtin_metrics))
     flagged = frozenset(hallucination.get("hallucination_entries") or ())

@@ -15,14 +15,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
 from pytest_mteval.errors import MtevalError
+from pytest_mteval.metrics import catalog
 from pytest_mteval.scoring import bootstrap as stats
-from pytest_mteval.scoring.comparable import (
-    GATEABLE,
-    LOWER_IS_BETTER,
-    SACRE_FAMILIES,
-    Comparable,
-    from_card,
-)
+from pytest_mteval.scoring.comparable import Comparable, from_card
 from pytest_mteval.scoring.pairing import COMPOSITE, Measure, Pairing, measure, pair
 
 DEFAULT_SIGNIFICANCE: Final = 0.05
@@ -64,12 +59,13 @@ class GateOptions:
 
 
 def check_metric_gate(metric: str, drop: float) -> None:
-    if metric != COMPOSITE and metric not in GATEABLE:
-        known = ", ".join(sorted({COMPOSITE, *GATEABLE}))
+    definition = catalog.get(metric)
+    if metric != COMPOSITE and definition is None:
+        known = ", ".join(sorted({COMPOSITE, *catalog.names()}))
         raise GateOptionError(f"unknown metric {metric!r} in a gate; known: {known}")
     if not math.isfinite(drop) or drop < 0:
         raise GateOptionError(f"max drop of {metric} must be a number >= 0, got {drop!r}")
-    scale = 100.0 if metric in SACRE_FAMILIES else 1.0
+    scale = 1.0 if definition is None else definition.scale
     if drop > scale:
         raise GateOptionError(
             f"max drop of {metric} is in its own units (0-{scale:g}), got {drop:g}"
@@ -141,8 +137,8 @@ def evaluate_gate(
 ) -> GateVerdict:
     """The verdict on a finished run's card (sealed or not), never raising.
 
-    Pass the run's ``records`` when the card's rows do not carry sufficient statistics, so
-    they are not recomputed.
+    Pass the run's ``records`` (those the card was built from, with their sufficient
+    statistics) so that the card's rows are not read back and no statistic is recomputed.
     """
     try:
         return evaluate_runs(baseline, from_card(card, "this run", records), options)
@@ -201,7 +197,8 @@ def evaluate_runs(
 
 def drop_of(metric: str, delta: float) -> float:
     """How much worse ``delta`` (now - baseline) is: positive when the metric got worse."""
-    return delta if metric in LOWER_IS_BETTER else -delta
+    definition = catalog.get(metric)
+    return -delta if definition is None else definition.worsening(delta)
 
 
 def _judge(m: Measure, max_drop: float, significance: float, pairing: Pairing) -> MetricVerdict:
@@ -295,7 +292,8 @@ def fmt(metric: str, value: float | None, signed: bool = False) -> str:
     """A metric's value at its own precision: points with 2 decimals, shares with 4."""
     if value is None:
         return "-"
-    digits = 2 if metric in SACRE_FAMILIES else 4
+    definition = catalog.get(metric)
+    digits = 2 if definition is not None and definition.points else 4
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 

@@ -34,6 +34,12 @@ class Metric(Protocol):
     ``score_entry`` runs once per successfully translated entry and returns per-entry fields;
     ``aggregate`` runs once on the controller over every record of the run (errored ones
     included, with ``predicted`` None) and returns run-level fields.
+
+    Optional: ``definitions``, the run-level metrics the family contributes (a sequence of
+    ``metrics.definition.MetricDefinition``): each is registered in ``metrics/catalog.py``
+    and scored from the records into the card's ``scores``, with its interval, in the gate
+    and in ``mteval compare``; ``score_failed(entry)``, the per-entry statistics an entry that
+    failed to translate contributes (morphology: its gold units, none reproduced).
     """
 
     name: str

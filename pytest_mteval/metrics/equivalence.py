@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from pytest_mteval.corpus import Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
+from pytest_mteval.metrics.catalog import EQUIVALENT_MATCH
 from pytest_mteval.metrics.match import equivalent_match
 
 #: ``judge(entry, predicted)`` returns True/False, or None to leave the decision to the variants.
@@ -20,6 +21,7 @@ Judge = Callable[[Entry, str], bool | None]
 
 class EquivalentMatch:
     name = "equivalence"
+    definitions = (EQUIVALENT_MATCH,)
 
     def __init__(self, judge: Judge | None = None) -> None:
         self.judge = judge
@@ -38,7 +40,7 @@ class EquivalentMatch:
         matches = sum(1 for r in records if r.get("equivalent_match") is True)
         return {
             "equivalent_matches": matches,
-            "equivalent_match_rate": matches / len(records) if informative and records else None,
+            "equivalent_match_rate": EQUIVALENT_MATCH.score(records) if informative else None,
         }
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from pytest_mteval.corpus import Entry
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
+from pytest_mteval.metrics.catalog import FST_ACCEPTANCE
 from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.text import words
 
@@ -114,6 +115,7 @@ class FstAcceptance:
     over all words (errored entries add no words)."""
 
     name = "fst"
+    definitions = (FST_ACCEPTANCE,)
 
     def __init__(self, analyzer: Analyzer) -> None:
         self.analyzer = analyzer
@@ -130,9 +132,8 @@ class FstAcceptance:
 
     def aggregate(self, records: Sequence[Record]) -> JSONDict:
         total = sum(r.get("fst_words") or 0 for r in records)
-        accepted = sum(r.get("fst_accepted_words") or 0 for r in records)
         return {
-            "fst_acceptance_rate": accepted / total if total else None,
+            "fst_acceptance_rate": FST_ACCEPTANCE.score(records),
             "fst_accepted": sum(1 for r in records if r.get("fst_valid") is True),
             "fst_words": total,
             "fst_version": self.analyzer.sha256,

@@ -44,6 +44,7 @@ import regex
 
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
+from pytest_mteval.metrics.catalog import HALLUCINATION
 from pytest_mteval.metrics.names import lower_case_vocabulary, name_checks_apply, new_names
 from pytest_mteval.metrics.numerals import cjk_numbers
 from pytest_mteval.metrics.other_entries import fits_other_reference, same_output
@@ -91,6 +92,7 @@ def _outside(value: float, factor: float) -> bool:
 
 class Hallucination:
     name = "hallucination"
+    definitions = (HALLUCINATION,)
 
     def __init__(
         self, length_factor: float, lower_case_vocabulary: frozenset[str], check_names: bool
@@ -150,7 +152,7 @@ class Hallucination:
             another_entrys_reference=len(elsewhere),
         )
         return {
-            "hallucination_rate": len(flagged) / len(scored) if scored else None,
+            "hallucination_rate": HALLUCINATION.score(records, frozenset(flagged)),
             "hallucination_entries": sorted(flagged),
             "hallucination_reasons": {k: v for k, v in sorted(reasons.items()) if v},
             "same_output_for_different_sources": repeated,

@@ -39,6 +39,7 @@ from functools import lru_cache
 
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
+from pytest_mteval.metrics.catalog import CODE_SWITCHING
 from pytest_mteval.metrics.fst import analyzer_for
 from pytest_mteval.metrics.names import plain
 from pytest_mteval.metrics.resources import corpus_resources, lexicon_words
@@ -108,6 +109,7 @@ def source_names(sources: Iterable[str]) -> frozenset[str]:
 
 class CodeSwitching:
     name = "code_switching"
+    definitions = (CODE_SWITCHING,)
 
     def __init__(
         self,
@@ -172,10 +174,9 @@ class CodeSwitching:
         }
 
     def aggregate(self, records: Sequence[Record]) -> JSONDict:
-        scored = [r for r in records if r.get("code_switching_detected") is not None]
-        flagged = sum(1 for r in scored if r["code_switching_detected"])
+        flagged = sum(1 for r in records if r.get("code_switching_detected"))
         return {
-            "code_switching_rate": flagged / len(scored) if scored else None,
+            "code_switching_rate": CODE_SWITCHING.score(records),
             "code_switching_entries": flagged,
             "target_script": self.target_system,
         }

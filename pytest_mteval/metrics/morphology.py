@@ -25,10 +25,11 @@ corpus has no gold analyses (then the metric is not built) or no analyzer is con
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Sequence
 
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
+from pytest_mteval.metrics.catalog import MORPHOLOGICAL_ACCURACY
 from pytest_mteval.metrics.fst import Analyzer, analyzer_for
 from pytest_mteval.metrics.text import nfc, words
 
@@ -62,6 +63,7 @@ def in_order(morphemes: Sequence[str], word: str) -> int:
 
 class MorphologicalAccuracy:
     name = "morphology"
+    definitions = (MORPHOLOGICAL_ACCURACY,)
 
     def __init__(self, analyzer: Analyzer, gold: dict[str, list[GoldWord]]) -> None:
         self.analyzer = analyzer
@@ -104,20 +106,16 @@ class MorphologicalAccuracy:
             "morphology_reproduced": reproduced,
         }
 
+    def score_failed(self, entry: Entry) -> JSONDict:
+        """An entry that failed to translate keeps its gold units, none reproduced."""
+        gold = self.gold.get(entry.key)
+        if not gold:
+            return {}
+        return {"morphology_units": sum(len(u) for u, _ in gold), "morphology_reproduced": 0}
+
     def aggregate(self, records: Sequence[Record]) -> JSONDict:
-        """Pooled over the run. A failed entry's gold units are also written onto its record
-        (``score_entry`` never sees it), so that per-entry statistics summed over the records,
-        which the composite's interval and the baseline gate resample, give this same value."""
-        total = reproduced = 0
-        for record in records:
-            units = record.get("morphology_units") or 0
-            if not units and record.get("predicted") is None:  # failed: nothing reproduced
-                units = sum(len(u) for u, _ in self.gold.get(str(record.get("entry_id")), []))
-                if units and isinstance(record, MutableMapping):
-                    record.update(morphology_units=units, morphology_reproduced=0)
-            total += units
-            reproduced += record.get("morphology_reproduced") or 0
-        return {"morphological_accuracy": reproduced / total if total else None}
+        """Pooled over the run (failed entries carry their units: ``score_failed``)."""
+        return {"morphological_accuracy": MORPHOLOGICAL_ACCURACY.score(records)}
 
 
 def gold_analyses(corpus: Corpus) -> dict[str, list[GoldWord]]:

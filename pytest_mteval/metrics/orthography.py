@@ -16,6 +16,7 @@ import regex
 
 from pytest_mteval.corpus import Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
+from pytest_mteval.metrics.catalog import ORTHOGRAPHY
 from pytest_mteval.metrics.resources import Orthography, corpus_resources
 from pytest_mteval.metrics.text import nfc
 
@@ -26,6 +27,7 @@ MAX_LISTED = 20
 
 class OrthographicAccuracy:
     name = "orthography"
+    definitions = (ORTHOGRAPHY,)
 
     def __init__(self, orthography: Orthography) -> None:
         self.orthography = orthography
@@ -41,10 +43,8 @@ class OrthographicAccuracy:
         }
 
     def aggregate(self, records: Sequence[Record]) -> JSONDict:
-        total = sum(r.get("orthography_letters") or 0 for r in records)
-        valid = sum(r.get("orthography_valid_letters") or 0 for r in records)
         return {
-            "orthographic_accuracy": valid / total if total else None,
+            "orthographic_accuracy": ORTHOGRAPHY.score(records),
             "orthography": self.orthography.name,
         }
 

@@ -65,25 +65,10 @@ def sentence_scores(stats: dict[str, list[float]]) -> dict[str, float]:
 
 
 def corpus_score(family: str, summed: Sequence[float]) -> float:
-    """A corpus score from statistics already summed over its segments."""
+    """A corpus score from statistics already summed over its segments (the finalisation of
+    the chrF++, BLEU and TER definitions in ``metrics/catalog.py``)."""
     row = list(summed) if family == "ter" else _as_ints(summed)
     return float(_metric(family)._compute_score_from_stats(row).score)
-
-
-def sum_stats(rows: Sequence[Sequence[float]]) -> list[float]:
-    """Column sums of per-segment statistics."""
-    if not rows:
-        return []
-    return [sum(col) for col in zip(*rows, strict=True)]
-
-
-def corpus_scores(stats_rows: Sequence[dict[str, list[float]]]) -> dict[str, float | None]:
-    """chrF++, BLEU and TER of a set of segments; None for an empty set."""
-    out: dict[str, float | None] = {}
-    for family in FAMILIES:
-        rows = [row[family] for row in stats_rows]
-        out[family] = corpus_score(family, sum_stats(rows)) if rows else None
-    return out
 
 
 def signatures() -> dict[str, str]:

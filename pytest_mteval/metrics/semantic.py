@@ -23,6 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 from pytest_mteval.corpus import Entry
 from pytest_mteval.languages import canonical
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
+from pytest_mteval.metrics.catalog import SEMANTIC
 
 #: Languages of the bundled model, as ISO 639-1 and 639-3 codes.
 ENGLISH = frozenset({"en", "eng"})
@@ -94,6 +95,7 @@ class SemanticScore:
     """Per entry: the clamped cosine; per run: the mean over translated entries."""
 
     name = "semantic"
+    definitions = (SEMANTIC,)
 
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
@@ -113,9 +115,8 @@ class SemanticScore:
         return self.score_batch([entry], [predicted])[0]
 
     def aggregate(self, records: Sequence[Record]) -> JSONDict:
-        scores = [r["semantic_score"] for r in records if r.get("semantic_score") is not None]
         return {
-            "semantic_score": math.fsum(scores) / len(scores) if scores else None,
+            "semantic_score": SEMANTIC.score(records),
             "semantic_model": self.embedder.name,
         }
 

@@ -23,6 +23,7 @@ import regex
 
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
+from pytest_mteval.metrics.catalog import TERMINOLOGY
 from pytest_mteval.metrics.resources import ResourceError
 from pytest_mteval.metrics.scripts import system_of_char
 from pytest_mteval.metrics.text import WORD_CHAR, nfc
@@ -46,6 +47,7 @@ def occurs(term: str, text: str, *, whole_word: bool) -> bool:
 
 class TerminologyAdherence:
     name = "terminology"
+    definitions = (TERMINOLOGY,)
 
     def __init__(self, glossary: Glossary) -> None:
         self.glossary = glossary
@@ -73,9 +75,8 @@ class TerminologyAdherence:
 
     def aggregate(self, records: Sequence[Record]) -> JSONDict:
         required = sum(r.get("terminology_required") or 0 for r in records)
-        present = sum(r.get("terminology_present") or 0 for r in records)
         return {
-            "terminology_adherence": present / required if required else None,
+            "terminology_adherence": TERMINOLOGY.score(records),
             "terminology_required": required,
         }
 

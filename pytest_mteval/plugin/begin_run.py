@@ -24,6 +24,7 @@ from pytest_mteval.methods.loader import MethodLoadError, MethodSource, Register
 from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
 from pytest_mteval.methods.preflight import run_preflight
 from pytest_mteval.methods.protocol import RunConfig
+from pytest_mteval.metrics import catalog
 from pytest_mteval.metrics.base import MetricContext
 from pytest_mteval.metrics.equivalence import Judge
 from pytest_mteval.metrics.fst import FstError
@@ -106,13 +107,15 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
     context = MetricContext(corpus=corpus, fst_path=settings.fst)
     judge = _equivalence_judge(config)
     found = config.hook.pytest_mteval_metrics(context=context)
+    plugin_metrics = [metric for metrics in found for metric in metrics or []]
+    catalog.register_families(plugin_metrics)  # their run-level metrics, like the built-ins
     state = RunState(
         settings,
         corpus,
         source,
         run_config,
         builtin_metrics=builtin_metrics(context, judge, _selection(settings)),
-        plugin_metrics=[metric for metrics in found for metric in metrics or []],
+        plugin_metrics=plugin_metrics,
     )
     state.secrecy = secrecy_of(corpus, settings.scores_only)
     state.audit, state.signer, state.card_path_existed = audit, signer, existed

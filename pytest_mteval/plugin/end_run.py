@@ -114,7 +114,7 @@ def lost_record(state: RunState, key: str, reason: str) -> dict[str, Any]:
     index = state.index_of[key]
     batch = state.batch_of_name[state.names[index]]
     result: MethodResult = {"predicted": None, "error": reason, "latency_s": None}
-    return build_record(state.corpus.entries[index], index, batch, result)
+    return build_record(state.corpus.entries[index], index, batch, result, state.builtin_metrics)
 
 
 def update_baseline(state: RunState, card: dict[str, Any], passed: bool) -> str:

@@ -38,7 +38,9 @@ def pytest_mteval_metrics(context: MetricContext) -> list[Metric] | None:
 
     Called on the controller and on every xdist worker with the same context, so the returned
     metrics must be built deterministically from it. Their per-entry output lands in
-    ``results[].plugin_metrics[<name>]`` and their aggregate in ``scores.plugin_metrics``.
+    ``results[].plugin_metrics[<name>]`` and their aggregate in ``scores.plugin_metrics``;
+    the run-level metrics a family declares in ``definitions`` (``metrics/catalog.py``) are
+    registered and scored into ``scores.<name>`` like the built-ins.
     """
 
 

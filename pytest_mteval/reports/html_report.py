@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from pytest_mteval.cards.char_diff import Kind, render
 from pytest_mteval.cards.regressions import EntryGateOptions, regression_reasons
+from pytest_mteval.metrics import catalog
 from pytest_mteval.reports import plots
 from pytest_mteval.reports.page import (
     checkbox,
@@ -24,27 +25,30 @@ from pytest_mteval.reports.page import (
 )
 from pytest_mteval.scoring.comparable import Comparable
 
-#: (scores key, label, digits) of the headline table, shown when measured.
-HEADLINE: Final = (
-    ("composite", "composite", 3),
-    ("chrf_plus_plus", "chrF++", 2),
-    ("bleu", "BLEU", 2),
-    ("ter", "TER", 2),
-    ("exact_match_rate", "exact match", 3),
-    ("equivalent_match_rate", "equivalent match", 3),
-    ("fst_acceptance_rate", "FST acceptance", 3),
-    ("morphological_accuracy", "morphological accuracy", 3),
-    ("semantic_score", "semantic", 3),
-    ("code_switching_rate", "code-switching (lower is better)", 3),
-    ("hallucination_rate", "hallucination (lower is better)", 3),
-    ("terminology_adherence", "terminology adherence", 3),
-    ("orthographic_accuracy", "orthographic accuracy", 3),
+#: (scores key, label, digits) of the headline rows after the metrics, shown when measured.
+_AFTER_METRICS: Final = (
     ("length_ratio", "length ratio", 3),
     ("cost_adjusted", "cost-adjusted composite", 3),
     ("avg_latency_seconds", "latency, mean (s)", 3),
     ("p95_latency_seconds", "latency, p95 (s)", 3),
 )
 WITHHELD: Final = "(withheld)"
+
+
+def headline_rows() -> list[tuple[str, str, int]]:
+    """(scores key, label, digits) of the headline table: the composite, every registered
+    metric with its definition's label and direction (points with 2 digits), the rest."""
+    metrics = [
+        (
+            d.name,
+            d.label if d.higher_is_better else f"{d.label} (lower is better)",
+            2 if d.points else 3,
+        )
+        for d in catalog.definitions().values()
+    ]
+    return [("composite", "composite", 3), *metrics, *_AFTER_METRICS]
+
+
 _DEFAULT_OPTIONS: Final = EntryGateOptions()
 
 
@@ -81,7 +85,7 @@ def _headline(card: Mapping[str, Any]) -> str:
     scores: Mapping[str, Any] = card["scores"]
     intervals: Mapping[str, Any] = scores.get("confidence_intervals") or {}
     rows = []
-    for key, label, digits in HEADLINE:
+    for key, label, digits in headline_rows():
         value = scores.get(key)
         if value is None:
             continue

@@ -3,7 +3,31 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
+
+from pytest_mteval.metrics import catalog
+
+#: Metrics always shown (with their interval when the card has one), then those shown when
+#: measured; each under its definition's label.
+_ALWAYS: Final = ("chrf_plus_plus", "bleu", "ter", "exact_match_rate")
+_WHEN_MEASURED: Final = (
+    "fst_acceptance_rate",
+    "equivalent_match_rate",
+    "code_switching_rate",
+    "hallucination_rate",
+    "semantic_score",
+)
+_BUILTIN: Final = frozenset(d.name for d in catalog.BUILTIN)
+
+
+def _label(name: str) -> str:
+    found = catalog.get(name)
+    return name if found is None else found.label
+
+
+def _digits(name: str) -> int:
+    found = catalog.get(name)
+    return 2 if found is not None and found.points else 3
 
 
 def _num(value: Any, digits: int = 2, suffix: str = "") -> str:
@@ -38,21 +62,12 @@ def summary_lines(card: Mapping[str, Any], path: str) -> list[str]:
         ("corpus", f"{d['id']} ({d['language_pair']}), {d['entry_count']} entries"),
         ("method", f"{card['method']['name']}  model {card['model_slug']}"),
         ("errors", str(s["errors"])),
-        ("chrF++", _with_interval(s, "chrf_plus_plus", 2)),
-        ("BLEU", _with_interval(s, "bleu", 2)),
-        ("TER", _num(s["ter"])),
-        ("exact match", _with_interval(s, "exact_match_rate", 3)),
+        *((_label(key), _with_interval(s, key, _digits(key))) for key in _ALWAYS),
         ("latency p50/p95", latency),
     ]
-    for key, label in (
-        ("fst_acceptance_rate", "FST acceptance"),
-        ("equivalent_match_rate", "equivalent match"),
-        ("code_switching_rate", "code-switching"),
-        ("hallucination_rate", "hallucination"),
-        ("semantic_score", "semantic"),
-    ):
+    for key in (*_WHEN_MEASURED, *(n for n in catalog.definitions() if n not in _BUILTIN)):
         if s.get(key) is not None:
-            rows.append((label, _num(s[key], 3)))
+            rows.append((_label(key), _with_interval(s, key, _digits(key))))
     if s.get("composite") is not None:
         rows.append((f"composite ({s.get('scoring_profile')})", _with_interval(s, "composite", 3)))
     if s.get("quality_tier"):

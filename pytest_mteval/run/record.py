@@ -66,6 +66,11 @@ def build_record(
             record[key] = result[key]  # type: ignore[literal-required]
     record.setdefault("tool_call_count", len(record.get("tool_calls") or []))
     if error is not None or not isinstance(predicted, str):
+        for metric in builtin:  # what a failure counts for (morphology: its gold units)
+            score_failed = getattr(metric, "score_failed", None)
+            if score_failed is not None:
+                with _recorded_failure(record, metric.name):
+                    record.update(score_failed(entry))
         return record
     stats = sacre.segment_stats(predicted, entry.reference)
     scores = sacre.sentence_scores(stats)

@@ -1,19 +1,21 @@
 """Run-level scores from per-entry records, on the controller.
 
-Corpus chrF++, BLEU and TER come from summed sufficient statistics (exactly sacrebleu's corpus
-scores). An entry whose translation failed counts as an empty translation in corpus scores and
-as a miss in rates, so a method cannot improve its score by erroring.
+Every metric's value is its definition's (``metrics/catalog.py``): corpus chrF++, BLEU and TER
+from summed sufficient statistics (exactly sacrebleu's corpus scores). An entry whose
+translation failed counts as an empty translation in corpus scores and as a miss in exact
+match, so a method cannot improve its score by erroring.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.base import Record
+from pytest_mteval.metrics.catalog import BLEU, CHRF_PLUS_PLUS, EXACT_MATCH, TER
+from pytest_mteval.metrics.definition import MetricDefinition
 
 
 def quantile(values: Sequence[float], q: float) -> float | None:
@@ -26,26 +28,23 @@ def quantile(values: Sequence[float], q: float) -> float | None:
     return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
-def stats_rows(records: Sequence[Record]) -> list[dict[str, list[float]]]:
-    """Per-entry statistics, with errored entries scored as empty translations."""
-    return [r["stats"] or sacre.segment_stats("", r["expected"]) for r in records]
+def definition_scores(
+    records: Sequence[Record], definitions: Iterable[MetricDefinition]
+) -> dict[str, float | None]:
+    """Each definition's score of the records (a plugin family's run-level metrics)."""
+    return {d.name: d.score(records) for d in definitions}
 
 
 def quality_scores(records: Sequence[Record]) -> dict[str, Any]:
     """Counts, rates and corpus scores of one group of records."""
-    total = len(records)
     errors = sum(1 for r in records if r["error"] is not None)
     exact = sum(1 for r in records if r["exact_match"])
-    corpus = sacre.corpus_scores(stats_rows(records)) if records else {}
     ratios = [r["length_ratio"] for r in records if r["length_ratio"] is not None]
     return {
-        "total": total,
+        "total": len(records),
         "errors": errors,
         "exact_matches": exact,
-        "exact_match_rate": exact / total if total else None,
-        "chrf_plus_plus": corpus.get("chrf"),
-        "bleu": corpus.get("bleu"),
-        "ter": corpus.get("ter"),
+        **definition_scores(records, (EXACT_MATCH, CHRF_PLUS_PLUS, BLEU, TER)),
         "length_ratio": statistics.fmean(ratios) if ratios else None,
     }
 

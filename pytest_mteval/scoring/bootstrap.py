@@ -21,7 +21,7 @@ from typing import Final, TypedDict
 import numpy as np
 import numpy.typing as npt
 
-from pytest_mteval.metrics.sacre import corpus_score
+from pytest_mteval.metrics.definition import MetricDefinition, Row, SacreFamily, ratio
 
 #: sacrebleu's default seed (SACREBLEU_SEED), so intervals can be reproduced with its CLI.
 DEFAULT_SEED: Final = 12345
@@ -51,13 +51,18 @@ class Statistic:
         return int(self.rows.shape[0])
 
 
+def of_definition(
+    definition: MetricDefinition, rows: Sequence[Row], flagged: frozenset[str] = frozenset()
+) -> Statistic | None:
+    """A metric over ``rows`` in resamplable form, read and finalised by its definition; None
+    when the rows carry no statistics for it."""
+    table = definition.table(rows, flagged) if rows else None
+    return None if table is None else Statistic(table, definition.finalize)
+
+
 def sacre_statistic(family: str, stats_rows: Sequence[Sequence[float]]) -> Statistic:
     """Corpus chrF++ ("chrf"), BLEU ("bleu") or TER ("ter") from per-segment statistics."""
-
-    def finalize(sums: Sequence[float]) -> float | None:
-        return corpus_score(family, sums)
-
-    return Statistic(_as_rows(stats_rows), finalize)
+    return Statistic(_as_rows(stats_rows), SacreFamily(family).finalize)
 
 
 def ratio_statistic(numerators: Sequence[float], denominators: Sequence[float]) -> Statistic:
@@ -65,7 +70,7 @@ def ratio_statistic(numerators: Sequence[float], denominators: Sequence[float]) 
     if len(numerators) != len(denominators):
         raise ValueError("numerators and denominators must have one value per entry")
     rows = _as_rows([[float(n), float(d)] for n, d in zip(numerators, denominators, strict=True)])
-    return Statistic(rows, _ratio)
+    return Statistic(rows, ratio)
 
 
 def rate_statistic(values: Sequence[float | bool | None]) -> Statistic:
@@ -269,8 +274,3 @@ def _as_rows(rows: Sequence[Sequence[float]]) -> Rows:
     if array.ndim != 2:
         raise ValueError("per-entry statistics must be a non-empty table of equal-length rows")
     return array
-
-
-def _ratio(sums: Sequence[float]) -> float | None:
-    numerator, denominator = sums
-    return float(numerator / denominator) if denominator else None

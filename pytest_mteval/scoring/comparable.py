@@ -14,54 +14,20 @@ and are kept as ``reported_only``, never compared.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from pytest_mteval.metrics import sacre
+from pytest_mteval.metrics import catalog, sacre
+from pytest_mteval.metrics.definition import family_stats
 from pytest_mteval.metrics.match import exact_match
 from pytest_mteval.scoring import composite as scoring
-from pytest_mteval.scoring.bootstrap import (
-    Statistic,
-    rate_statistic,
-    ratio_statistic,
-    sacre_statistic,
-)
+from pytest_mteval.scoring.bootstrap import Statistic, of_definition, ratio_statistic
 
 Row = dict[str, Any]
 
-#: Card metrics computed from sacrebleu sufficient statistics, and their family.
-SACRE_FAMILIES: Final = {"chrf_plus_plus": "chrf", "bleu": "bleu", "ter": "ter"}
-#: Card metrics where a lower value is better.
-LOWER_IS_BETTER: Final = frozenset({"ter", *scoring.LOWER_IS_BETTER})
-#: Every metric name a gate may name (besides "composite").
-GATEABLE: Final = frozenset(
-    {*SACRE_FAMILIES, *scoring.WEIGHTS[scoring.PROFILE_A], *scoring.WEIGHTS[scoring.PROFILE_B]}
-)
-#: The sacrebleu metric of each family, configured as in ``metrics/sacre.py``.
-_SACRE_METRICS: Final[dict[str, Callable[[], Any]]] = {
-    "chrf": sacre.chrf_pp,
-    "bleu": sacre.bleu_corpus,
-    "ter": sacre.ter,
-}
-#: How each metric is made of per-entry fields, as its metric family aggregates it. A share of
-#: all entries (an entry without the field counts as a miss) ...
-_SHARE_OF_ALL: Final = {
-    "exact_match_rate": "exact_match",
-    "equivalent_match_rate": "equivalent_match",
-}
-#: ... a mean over the entries that have a value ...
-_MEAN_OF_SCORED: Final = {
-    "code_switching_rate": "code_switching_detected",
-    "semantic_score": "semantic_score",
-}
-#: ... or a ratio of summed per-entry counts.
-_RATIO_OF_COUNTS: Final = {
-    "fst_acceptance_rate": ("fst_accepted_words", "fst_words"),
-    "morphological_accuracy": ("morphology_reproduced", "morphology_units"),
-    "orthographic_accuracy": ("orthography_valid_letters", "orthography_letters"),
-    "terminology_adherence": ("terminology_present", "terminology_required"),
-}
+#: Metrics a reference-harness report is re-scored with, from its own predictions.
+_HARNESS_METRICS: Final = (catalog.CHRF_PLUS_PLUS, catalog.BLEU, catalog.TER, catalog.EXACT_MATCH)
 #: A reference-harness report's own corpus chrF++ may differ from ours by rounding only.
 _ROUNDING: Final = 0.01
 
@@ -86,8 +52,8 @@ class Comparable:
     notes: list[str] = field(default_factory=list)
 
     def available(self) -> set[str]:
-        """The gateable metrics this run has a value for."""
-        return {name for name in GATEABLE if self.metrics.get(name) is not None}
+        """The registered metrics this run has a value for."""
+        return {name for name in catalog.names() if self.metrics.get(name) is not None}
 
     def describe(self) -> str:
         return f"{self.path} ({self.origin}, {self.label}, {len(self.rows)} entries)"
@@ -102,18 +68,15 @@ def from_card(
 ) -> Comparable:
     """Our run card (verified or freshly built) as a Comparable.
 
-    ``records`` (the run's per-entry records, which carry sufficient statistics) spare
-    recomputing the statistics of a card whose rows do not carry them.
+    ``records``: the per-entry records a card was just built from. They are its rows, with
+    the sufficient statistics the workers computed (a card's rows do not carry them), so the
+    card's results are not read back and no statistic is recomputed.
     """
     scores: Mapping[str, Any] = card.get("scores") or {}
     profile = card_profile(card)
-    metrics = {name: _number(scores.get(name)) for name in GATEABLE}
+    metrics = {name: _number(scores.get(name)) for name in catalog.names()}
     recorded = _number(scores.get("composite"))
-    rows = {str(row["entry_id"]): dict(row) for row in card.get("results") or []}
-    for record in records:
-        row = rows.get(str(record.get("entry_id")))
-        if row is not None and record.get("stats") and not row.get("stats"):
-            row["stats"] = record["stats"]
+    rows = {str(r["entry_id"]): dict(r) for r in records or card.get("results") or []}
     return Comparable(
         path=path,
         origin="run card",
@@ -146,15 +109,8 @@ def from_harness_report(report: Mapping[str, Any], path: str) -> Comparable:
         row = harness_row(entry)
         rows[row["entry_id"]] = row
     ordered = list(rows.values())
-    corpus = sacre.corpus_scores([row_stats(r) for r in ordered]) if ordered else {}
-    exact = sum(1 for r in ordered if r["exact_match"])
-    metrics: dict[str, float | None] = dict.fromkeys(GATEABLE)
-    metrics.update(
-        chrf_plus_plus=corpus.get("chrf"),
-        bleu=corpus.get("bleu"),
-        ter=corpus.get("ter"),
-        exact_match_rate=exact / len(ordered) if ordered else None,
-    )
+    metrics: dict[str, float | None] = dict.fromkeys(catalog.names())
+    metrics.update({d.name: d.score(ordered) for d in _HARNESS_METRICS})
     overall: Mapping[str, Any] = report.get("overall") or {}
     notes: list[str] = []
     theirs, ours = _number(overall.get("corpus_chrf")), metrics["chrf_plus_plus"]
@@ -221,80 +177,23 @@ def harness_row(entry: Mapping[str, Any]) -> Row:
 
 
 def row_stats(row: Row) -> dict[str, list[float]]:
-    """Every family's sufficient statistics of the row (see :func:`family_stats`)."""
-    return {family: family_stats(row, family) for family in sacre.FAMILIES}
-
-
-def family_stats(row: Row, family: str) -> list[float]:
-    """One family's statistics: the card's (or record's) own when it carries them, else
-    computed from prediction and reference and kept on the row.
-
-    Only the family asked for is computed: TER statistics cost twice chrF++ and BLEU together,
-    and a composite needs chrF++ alone. An errored entry counts as an empty translation, as in
-    the run's own corpus scores.
-    """
-    stats = row.get("stats") or {}
-    if family not in stats:
-        predicted = row.get("predicted")
-        if row.get("error") is not None or not isinstance(predicted, str):
-            predicted = ""
-        metric = _SACRE_METRICS[family]()
-        (found,) = metric._extract_corpus_statistics([predicted], [[str(row.get("expected"))]])
-        stats = {**stats, family: [float(x) for x in found]}
-        row["stats"] = stats
-    return list(stats[family])
+    """Every family's sufficient statistics of the row, kept on it (computed once)."""
+    stats = {family: family_stats(row, family) for family in sacre.FAMILIES}
+    row["stats"] = stats
+    return stats
 
 
 def entry_statistic(
-    metric: str, rows: Sequence[Row], hallucinated: frozenset[str] = frozenset()
+    metric: str, rows: Sequence[Mapping[str, Any]], hallucinated: frozenset[str] = frozenset()
 ) -> Statistic | None:
-    """``metric`` over ``rows`` as a resamplable statistic; None when rows have no per-entry
-    field for it.
+    """``metric`` over ``rows`` as its definition reads and finalises it; None for a metric
+    not registered or rows without per-entry statistics for it.
 
-    ``hallucinated`` is the run's list of flagged entries: the hallucination rate also looks
-    across entries (one output for many sources...), and those findings are kept only there,
-    so an entry counts as hallucinated when its own flag is set or the list names it.
+    ``hallucinated``: the entries the run flagged across entries (one output for many
+    sources...), findings kept only in the card's hallucination list.
     """
-    if not rows:
-        return None
-    if metric == "hallucination_rate":
-        return _hallucination_statistic(rows, hallucinated)
-    family = SACRE_FAMILIES.get(metric)
-    if family is not None:
-        return sacre_statistic(family, [family_stats(r, family) for r in rows])
-    if metric in _SHARE_OF_ALL:
-        key = _SHARE_OF_ALL[metric]
-        if all(r.get(key) is None for r in rows):
-            return None
-        return rate_statistic([bool(r.get(key)) for r in rows])  # errored entries are misses
-    if metric in _MEAN_OF_SCORED:
-        key = _MEAN_OF_SCORED[metric]
-        values = [r.get(key) for r in rows]
-        if all(v is None for v in values):
-            return None
-        return rate_statistic([None if v is None else float(v) for v in values])
-    if metric in _RATIO_OF_COUNTS:
-        part, whole = _RATIO_OF_COUNTS[metric]
-        if all(r.get(whole) is None for r in rows):
-            return None
-        return ratio_statistic(
-            [float(r.get(part) or 0) for r in rows], [float(r.get(whole) or 0) for r in rows]
-        )
-    return None
-
-
-def _hallucination_statistic(rows: Sequence[Row], hallucinated: frozenset[str]) -> Statistic | None:
-    """The share of checked entries flagged, as ``metrics/hallucination.py`` aggregates it
-    (errored entries, never checked, are not counted)."""
-    flags = [row.get("hallucination_detected") for row in rows]
-    if all(flag is None for flag in flags):
-        return None
-    return rate_statistic(
-        [
-            None if flag is None else bool(flag) or str(row.get("entry_id")) in hallucinated
-            for flag, row in zip(flags, rows, strict=True)
-        ]
-    )
+    definition = catalog.get(metric)
+    return None if definition is None else of_definition(definition, rows, hallucinated)
 
 
 def constant_statistic(value: float, n_entries: int) -> Statistic:

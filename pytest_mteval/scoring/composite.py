@@ -11,6 +11,8 @@ from collections.abc import Collection, Mapping
 from types import MappingProxyType
 from typing import Final
 
+from pytest_mteval.metrics import catalog
+
 #: Profile A: the target language has a morphological FST.
 PROFILE_A: Final = "A"
 #: Profile B: no FST.
@@ -46,10 +48,11 @@ WEIGHTS: Final[Mapping[str, Mapping[str, float]]] = MappingProxyType(
     }
 )
 
-#: Metrics reported on a 0..100 scale (divided by 100 before weighting).
-PERCENT_SCALE: Final = frozenset({"chrf_plus_plus"})
-#: Metrics where lower is better (used as ``1 - value``).
-LOWER_IS_BETTER: Final = frozenset({"code_switching_rate", "hallucination_rate"})
+_WEIGHED: Final = frozenset(name for table in WEIGHTS.values() for name in table)
+#: Weighed metrics on a 0..100 scale (divided by 100 before weighting), by their definitions.
+PERCENT_SCALE: Final = frozenset(n for n in _WEIGHED if (d := catalog.get(n)) and d.points)
+#: Weighed metrics where lower is better (used as ``1 - value``), by their definitions.
+LOWER_IS_BETTER: Final = frozenset(n for n in _WEIGHED if catalog.lower_is_better(n))
 
 #: Quality tiers, evaluated top-down: the first threshold the composite reaches names it.
 TIERS: Final[tuple[tuple[float, str], ...]] = (
@@ -79,14 +82,14 @@ def weights(profile: str) -> Mapping[str, float]:
 
 
 def normalize(name: str, value: float) -> float:
-    """One metric on 0..1, higher is better, clamped; a non-finite value is an error."""
+    """One metric on 0..1, higher is better, clamped, by its definition's scale and
+    direction; a non-finite value is an error."""
     number = float(value)
     if not math.isfinite(number):
         raise ValueError(f"metric {name!r} is not finite: {value!r}")
-    if name in PERCENT_SCALE:
-        number /= 100.0
-    if name in LOWER_IS_BETTER:
-        number = 1.0 - number
+    definition = catalog.get(name)
+    if definition is not None:
+        number = definition.normalized(number)
     return min(1.0, max(0.0, number))
 
 

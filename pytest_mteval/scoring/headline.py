@@ -1,24 +1,27 @@
 """The numbers a run is judged by: the composite (SCORING.md), its confidence interval, the
 quality tier, and the guards that cap the tier of a degenerate run.
 
-Interval and composite come from the same per-entry statistics (``comparable.entry_statistic``)
-that the baseline gate resamples, so the card, the gate and ``mteval compare`` agree.
+Interval and composite come from the metrics' definitions (``metrics/catalog.py``), which the
+card's scores, the baseline gate and ``mteval compare`` also use: one derivation for all.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import partial
-from typing import Any, Final
+from typing import Any
 
+from pytest_mteval.metrics import catalog
 from pytest_mteval.metrics.base import Record
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
-from pytest_mteval.scoring.comparable import entry_statistic
 from pytest_mteval.scoring.guards import cap_tier, run_flags
 
-#: Metrics whose interval the card reports, besides the composite.
-INTERVAL_METRICS: Final = ("chrf_plus_plus", "bleu", "exact_match_rate")
+
+def interval_metrics() -> tuple[str, ...]:
+    """Metrics whose interval the card reports, besides the composite (their definitions'
+    ``interval``: chrF++, BLEU and exact match among the built-ins)."""
+    return tuple(d.name for d in catalog.definitions().values() if d.interval)
 
 
 def statistics_of(
@@ -31,12 +34,13 @@ def statistics_of(
     metrics the run measured (a metric family may record per-entry fields yet report null for
     the run, as equivalent match does without variants). ``hallucinated`` is the run's list
     of hallucinated entries, which holds the findings made across entries."""
-    rows = [dict(r) for r in records]
+    shown = interval_metrics()
     out: dict[str, stats.Statistic] = {}
-    for metric in (*INTERVAL_METRICS, *scoring.weights(profile)):
-        if metric not in INTERVAL_METRICS and scores.get(metric) is None:
+    for metric in dict.fromkeys([*shown, *scoring.weights(profile)]):
+        definition = catalog.get(metric)
+        if definition is None or (metric not in shown and scores.get(metric) is None):
             continue
-        found = entry_statistic(metric, rows, hallucinated)
+        found = stats.of_definition(definition, records, hallucinated)
         if found is not None:
             out[metric] = found
     return out
@@ -53,6 +57,7 @@ def judge_run(
     """Scores to add to the card (composite, tier, intervals...) and the run's flags;
     ``statistics`` are :func:`statistics_of` the same records."""
     composite = scoring.composite({m: scores.get(m) for m in scoring.weights(profile)}, profile)
+    shown = interval_metrics()
     flags = run_flags(records)
     tier = scoring.quality_tier(composite)
     capped = cap_tier(tier, flags)
@@ -67,9 +72,7 @@ def judge_run(
         "quality_tier_uncapped": tier,
         "cost_adjusted": scoring.cost_adjusted(composite, cost_per_entry_usd),
         "confidence_intervals": {
-            name: dict(intervals[name])
-            for name in (*INTERVAL_METRICS, "composite")
-            if name in intervals
+            name: dict(intervals[name]) for name in (*shown, "composite") if name in intervals
         },
     }, list(flags)
 

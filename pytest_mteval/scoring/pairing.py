@@ -9,7 +9,6 @@ common entries, so a run that covered more entries is not compared on a differen
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -175,26 +174,14 @@ def _statistics(
     now: dict[str, stats.Statistic] = {}
     fixed: set[str] = set()
     for name in names:
-        b = _faithful(entry_statistic(name, base_rows, baseline.hallucinated), baseline, name)
-        c = _faithful(entry_statistic(name, now_rows, current.hallucinated), current, name)
+        b = entry_statistic(name, base_rows, baseline.hallucinated)
+        c = entry_statistic(name, now_rows, current.hallucinated)
         if b is None or c is None:
             fixed.add(name)
             b = constant_statistic(_value(baseline, name), len(base_rows))
             c = constant_statistic(_value(current, name), len(now_rows))
         base[name], now[name] = b, c
     return base, now, fixed
-
-
-def _faithful(stat: stats.Statistic | None, run: Comparable, name: str) -> stats.Statistic | None:
-    """The statistic, unless over all the run's entries it misses the run's own value: then
-    the metric is not a sum over entries (or its definition changed) and is held fixed."""
-    recorded = run.metrics.get(name)
-    if stat is None or recorded is None or stat.n_entries != len(run.rows):
-        return stat
-    value = stat.value(list(stat.rows.sum(axis=0)))
-    if value is None or not math.isclose(value, recorded, rel_tol=1e-6, abs_tol=1e-9):
-        return None
-    return stat
 
 
 def _value(run: Comparable, name: str) -> float:

@@ -1,0 +1,191 @@
+"""The registry of run-level metrics: name -> :class:`MetricDefinition`.
+
+The built-in definitions are listed here, in the order reports show them. A metric family
+registered through ``pytest_mteval_metrics`` may contribute definitions of its own (its
+``definitions`` attribute, see ``metrics/base.py``): registered at the start of a run, they
+are scored, resampled, gated and compared like the built-ins. Registering the same definition
+twice is harmless (the controller and every xdist worker register it); a different definition
+under a taken name is an error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Final
+
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.metrics.definition import (
+    FlaggedShare,
+    MeanOfScored,
+    MetricDefinition,
+    RatioOfCounts,
+    SacreFamily,
+    ShareOfAll,
+)
+
+CHRF_PLUS_PLUS: Final = MetricDefinition(
+    "chrf_plus_plus", "chrF++", SacreFamily("chrf"), scale=100.0, interval=True
+)
+BLEU: Final = MetricDefinition("bleu", "BLEU", SacreFamily("bleu"), scale=100.0, interval=True)
+TER: Final = MetricDefinition("ter", "TER", SacreFamily("ter"), scale=100.0, higher_is_better=False)
+EXACT_MATCH: Final = MetricDefinition(
+    "exact_match_rate", "exact match", ShareOfAll("exact_match"), interval=True
+)
+EQUIVALENT_MATCH: Final = MetricDefinition(
+    "equivalent_match_rate", "equivalent match", ShareOfAll("equivalent_match")
+)
+FST_ACCEPTANCE: Final = MetricDefinition(
+    "fst_acceptance_rate", "FST acceptance", RatioOfCounts("fst_accepted_words", "fst_words")
+)
+MORPHOLOGICAL_ACCURACY: Final = MetricDefinition(
+    "morphological_accuracy",
+    "morphological accuracy",
+    RatioOfCounts("morphology_reproduced", "morphology_units"),
+)
+SEMANTIC: Final = MetricDefinition("semantic_score", "semantic", MeanOfScored("semantic_score"))
+CODE_SWITCHING: Final = MetricDefinition(
+    "code_switching_rate",
+    "code-switching",
+    MeanOfScored("code_switching_detected"),
+    higher_is_better=False,
+)
+HALLUCINATION: Final = MetricDefinition(
+    "hallucination_rate",
+    "hallucination",
+    FlaggedShare("hallucination_detected"),
+    higher_is_better=False,
+)
+TERMINOLOGY: Final = MetricDefinition(
+    "terminology_adherence",
+    "terminology adherence",
+    RatioOfCounts("terminology_present", "terminology_required"),
+)
+ORTHOGRAPHY: Final = MetricDefinition(
+    "orthographic_accuracy",
+    "orthographic accuracy",
+    RatioOfCounts("orthography_valid_letters", "orthography_letters"),
+)
+
+BUILTIN: Final[tuple[MetricDefinition, ...]] = (
+    CHRF_PLUS_PLUS,
+    BLEU,
+    TER,
+    EXACT_MATCH,
+    EQUIVALENT_MATCH,
+    FST_ACCEPTANCE,
+    MORPHOLOGICAL_ACCURACY,
+    SEMANTIC,
+    CODE_SWITCHING,
+    HALLUCINATION,
+    TERMINOLOGY,
+    ORTHOGRAPHY,
+)
+
+#: Keys of the card's ``scores`` that are not metric definitions: a plugin may not take them.
+RESERVED: Final = frozenset(
+    {
+        "composite",
+        "composite_metrics",
+        "confidence_intervals",
+        "cost_adjusted",
+        "scoring_profile",
+        "quality_tier",
+        "quality_tier_uncapped",
+        "plugin_metrics",
+        "total",
+        "errors",
+        "exact_matches",
+        "equivalent_matches",
+        "fst_accepted",
+        "fst_words",
+        "fst_version",
+        "length_ratio",
+        "tokens_per_second",
+        "entries_per_minute",
+        "avg_latency_seconds",
+        "median_latency_seconds",
+        "p95_latency_seconds",
+        "by_difficulty",
+        "by_provenance",
+        "by_domain",
+        "orthography",
+        "target_script",
+        "semantic_model",
+        "terminology_required",
+        "code_switching_entries",
+        "hallucination_entries",
+        "hallucination_reasons",
+        "same_output_for_different_sources",
+        "another_entrys_reference",
+    }
+)
+_NAME: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
+
+_registry: dict[str, MetricDefinition] = {d.name: d for d in BUILTIN}
+
+
+class MetricDefinitionError(MtevalError):
+    """A metric definition that cannot be registered; the message names it."""
+
+
+def definitions() -> Mapping[str, MetricDefinition]:
+    """Every registered definition by name, built-ins first, in report order (read-only)."""
+    return MappingProxyType(_registry)
+
+
+def get(name: str) -> MetricDefinition | None:
+    return _registry.get(name)
+
+
+def names() -> frozenset[str]:
+    """Every metric a gate may name (besides "composite")."""
+    return frozenset(_registry)
+
+
+def lower_is_better(name: str) -> bool:
+    found = _registry.get(name)
+    return found is not None and not found.higher_is_better
+
+
+def register(definition: MetricDefinition, by: str = "a plugin") -> None:
+    """Add ``definition`` to the registry; ``by`` names the registering family in errors."""
+    if not isinstance(definition, MetricDefinition):
+        raise MetricDefinitionError(
+            f"{by}: a metric definition must be a MetricDefinition, got {type(definition).__name__}"
+        )
+    name = definition.name
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or name in RESERVED:
+        raise MetricDefinitionError(
+            f"{by}: metric name {name!r} must be lower_snake_case (at most 64 characters) "
+            "and not a reserved score key"
+        )
+    taken = _registry.get(name)
+    # equal, or equal-looking: a conftest imported again (an in-process session) makes new
+    # classes of the same statistics
+    if taken is not None and taken != definition and repr(taken) != repr(definition):
+        raise MetricDefinitionError(f"{by}: metric {name!r} is already defined otherwise")
+    _registry[name] = definition
+
+
+def family_definitions(family: object) -> tuple[MetricDefinition, ...]:
+    """The definitions a metric family contributes (its optional ``definitions``)."""
+    found = getattr(family, "definitions", ())
+    name = getattr(family, "name", type(family).__name__)
+    if isinstance(found, MetricDefinition) or not isinstance(found, Iterable):
+        raise MetricDefinitionError(f"metric {name!r}: definitions must be a sequence")
+    return tuple(found)
+
+
+def register_families(families: Iterable[object]) -> None:
+    """Register every definition the metric families contribute."""
+    for family in families:
+        for definition in family_definitions(family):
+            register(definition, by=f"metric {getattr(family, 'name', '?')!r}")
+
+
+def unregister(name: str) -> None:
+    """Forget a plugin's definition (tests); built-ins stay."""
+    if name not in {d.name for d in BUILTIN}:
+        _registry.pop(name, None)
