@@ -28,8 +28,9 @@ from collections import Counter
 from collections.abc import MutableMapping, Sequence
 
 from pytest_mteval.corpus import Corpus, Entry
-from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
+from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.fst import Analyzer, analyzer_for
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.text import nfc, words
 
 #: A gold word: its units, and whether they are analysis units (else surface morphemes).
@@ -104,7 +105,7 @@ class MorphologicalAccuracy:
             "morphology_reproduced": reproduced,
         }
 
-    def aggregate(self, records: Sequence[Record]) -> JSONDict:
+    def aggregate(self, records: Sequence[EntryRecord]) -> JSONDict:
         """Pooled over the run. A failed entry's gold units are also written onto its record
         (``score_entry`` never sees it), so that per-entry statistics summed over the records,
         which the composite's interval and the baseline gate resample, give this same value."""

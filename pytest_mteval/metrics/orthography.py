@@ -15,7 +15,8 @@ from collections.abc import Sequence
 import regex
 
 from pytest_mteval.corpus import Entry
-from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
+from pytest_mteval.metrics.base import JSONDict, MetricContext
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import Orthography, corpus_resources
 from pytest_mteval.metrics.text import nfc
 
@@ -40,7 +41,7 @@ class OrthographicAccuracy:
             "orthography_foreign_letters": list(dict.fromkeys(foreign))[:MAX_LISTED],
         }
 
-    def aggregate(self, records: Sequence[Record]) -> JSONDict:
+    def aggregate(self, records: Sequence[EntryRecord]) -> JSONDict:
         total = sum(r.get("orthography_letters") or 0 for r in records)
         valid = sum(r.get("orthography_valid_letters") or 0 for r in records)
         return {

@@ -22,7 +22,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from pytest_mteval.corpus import Entry
 from pytest_mteval.languages import canonical
-from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
+from pytest_mteval.metrics.base import JSONDict, MetricContext
+from pytest_mteval.metrics.record import EntryRecord
 
 #: Languages of the bundled model, as ISO 639-1 and 639-3 codes.
 ENGLISH = frozenset({"en", "eng"})
@@ -112,8 +113,8 @@ class SemanticScore:
     def score_entry(self, entry: Entry, predicted: str) -> JSONDict:
         return self.score_batch([entry], [predicted])[0]
 
-    def aggregate(self, records: Sequence[Record]) -> JSONDict:
-        scores = [r["semantic_score"] for r in records if r.get("semantic_score") is not None]
+    def aggregate(self, records: Sequence[EntryRecord]) -> JSONDict:
+        scores = [s for r in records if (s := r.get("semantic_score")) is not None]
         return {
             "semantic_score": math.fsum(scores) / len(scores) if scores else None,
             "semantic_model": self.embedder.name,

@@ -22,7 +22,8 @@ from functools import lru_cache
 import regex
 
 from pytest_mteval.corpus import Corpus, Entry
-from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
+from pytest_mteval.metrics.base import JSONDict, MetricContext
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import ResourceError
 from pytest_mteval.metrics.scripts import system_of_char
 from pytest_mteval.metrics.text import WORD_CHAR, nfc
@@ -71,7 +72,7 @@ class TerminologyAdherence:
             "terminology_adherence": 1 - len(missing) / len(required) if required else None,
         }
 
-    def aggregate(self, records: Sequence[Record]) -> JSONDict:
+    def aggregate(self, records: Sequence[EntryRecord]) -> JSONDict:
         required = sum(r.get("terminology_required") or 0 for r in records)
         present = sum(r.get("terminology_present") or 0 for r in records)
         return {

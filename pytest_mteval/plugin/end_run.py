@@ -15,6 +15,7 @@ from pytest_mteval.history.index import coverage
 from pytest_mteval.methods.audit import audit_flags
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import MethodResult
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.run.cache import cache_totals
 from pytest_mteval.run.ledger import incompleteness
 from pytest_mteval.run.record import build_record
@@ -109,7 +110,7 @@ def _filters(state: RunState) -> list[str]:
     return [name for name, given in named.items() if given]
 
 
-def lost_record(state: RunState, key: str, reason: str) -> dict[str, Any]:
+def lost_record(state: RunState, key: str, reason: str) -> EntryRecord:
     """The row of an entry whose item never reported: an error saying why."""
     index = state.index_of[key]
     batch = state.batch_of_name[state.names[index]]

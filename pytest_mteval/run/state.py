@@ -18,6 +18,7 @@ from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.methods.loader import MethodSource
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 from pytest_mteval.metrics.base import Metric
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.plugin.options import Settings
 from pytest_mteval.run.batches import BatchTranslator
 from pytest_mteval.run.record import build_record, score_batches
@@ -49,12 +50,12 @@ class RunState:
     run_config: RunConfig
     builtin_metrics: list[Metric] = field(default_factory=list)
     plugin_metrics: list[Metric] = field(default_factory=list)
-    records: dict[str, dict[str, Any]] = field(default_factory=dict)
+    records: dict[str, EntryRecord] = field(default_factory=dict)
     baseline: Comparable | None = None
     baseline_note: str = ""
     _method: TranslationMethod | None = None
     isolation: Any = None  # run/isolation.py: runner process, sandbox, gateway
-    _local: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _local: dict[str, EntryRecord] = field(default_factory=dict)
     secrecy: Secrecy = field(default_factory=Secrecy)  # text withheld? (run/redaction.py)
     audit: dict[str, Any] | None = None  # the method folder's static audit, for the card
     signer: Ed25519PrivateKey | None = None  # signs the sealed card (--mteval-sign-key)
@@ -96,7 +97,7 @@ class RunState:
             if key in self.index_of
         ]
 
-    def record_for(self, index: int) -> dict[str, Any]:
+    def record_for(self, index: int) -> EntryRecord:
         """The entry's record, translating its whole batch on first use in this process."""
         key = self.corpus.entries[index].key
         if key not in self._local:

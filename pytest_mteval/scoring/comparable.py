@@ -19,7 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from pytest_mteval.metrics import sacre
-from pytest_mteval.metrics.match import exact_match
+from pytest_mteval.metrics.record import (
+    EntryRecord,
+    SegmentStats,
+    as_records,
+    new_record,
+    number,
+)
 from pytest_mteval.scoring import composite as scoring
 from pytest_mteval.scoring.bootstrap import (
     Statistic,
@@ -27,8 +33,6 @@ from pytest_mteval.scoring.bootstrap import (
     ratio_statistic,
     sacre_statistic,
 )
-
-Row = dict[str, Any]
 
 #: Card metrics computed from sacrebleu sufficient statistics, and their family.
 SACRE_FAMILIES: Final = {"chrf_plus_plus": "chrf", "bleu": "bleu", "ter": "ter"}
@@ -77,7 +81,7 @@ class Comparable:
     profile: str
     metrics: dict[str, float | None]
     composite: float | None
-    rows: dict[str, Row]
+    rows: dict[str, EntryRecord]
     run_card_hash: str | None = None
     #: Entries the run counts as hallucinated, cross-entry findings included (the card's
     #: ``hallucination.hallucination_entries``; see ``entry_statistic``).
@@ -109,7 +113,7 @@ def from_card(
     profile = card_profile(card)
     metrics = {name: _number(scores.get(name)) for name in GATEABLE}
     recorded = _number(scores.get("composite"))
-    rows = {str(row["entry_id"]): dict(row) for row in card.get("results") or []}
+    rows = {str(row["entry_id"]): row for row in as_records(card.get("results") or [])}
     for record in records:
         row = rows.get(str(record.get("entry_id")))
         if row is not None and record.get("stats") and not row.get("stats"):
@@ -141,9 +145,9 @@ def card_profile(card: Mapping[str, Any]) -> str:
 
 def from_harness_report(report: Mapping[str, Any], path: str) -> Comparable:
     """A reference-harness report, re-scored from its own predictions with our metric code."""
-    rows: dict[str, Row] = {}
-    for entry in report["entries"]:
-        row = harness_row(entry)
+    rows: dict[str, EntryRecord] = {}
+    for index, entry in enumerate(report["entries"]):
+        row = harness_row(entry, index)
         rows[row["entry_id"]] = row
     ordered = list(rows.values())
     corpus = sacre.corpus_scores([row_stats(r) for r in ordered]) if ordered else {}
@@ -182,50 +186,32 @@ def from_harness_report(report: Mapping[str, Any], path: str) -> Comparable:
     )
 
 
-def harness_row(entry: Mapping[str, Any]) -> Row:
-    """One reference-harness entry in the shape of our records, scored by our code."""
+def harness_row(entry: Mapping[str, Any], index: int = 0) -> EntryRecord:
+    """One reference-harness entry as our record, scored by our code."""
     error = entry.get("error") or None
     predicted = entry.get("predicted")
     if error is not None or not isinstance(predicted, str):
         predicted = None
-    expected = str(entry.get("expected") or "")
-    row: Row = {
-        "entry_id": str(entry["id"]),
-        "source": str(entry.get("source") or ""),
-        "expected": expected,
-        "variants": [],
-        "predicted": predicted,
-        "error": None if error is None else str(error),
-        "exact_match": None,
-        "chrf_score": None,
-        "bleu_score": None,
-        "ter_score": None,
-        "length_ratio": None,
-        "fst_valid": None,
-        "fst_rejected_words": None,
-        "latency_s": entry.get("latency_s"),
-        "cost_usd": entry.get("cost_usd"),
-        "stats": None,
-    }
-    stats = row_stats(row)
-    if predicted is not None:
-        scores = sacre.sentence_scores(stats)
-        row.update(
-            exact_match=exact_match(predicted, expected),
-            chrf_score=scores["chrf"],
-            bleu_score=scores["bleu"],
-            ter_score=scores["ter"],
-            length_ratio=len(predicted) / len(expected) if expected else None,
-        )
+    row = new_record(
+        str(entry["id"]),
+        str(entry.get("source") or ""),
+        str(entry.get("expected") or ""),
+        predicted,
+        None if error is None else str(error),
+        index=index,
+        latency_s=entry.get("latency_s"),
+    )
+    row.update({"cost_usd": entry.get("cost_usd"), "fst_valid": None, "fst_rejected_words": None})
+    row_stats(row)
     return row
 
 
-def row_stats(row: Row) -> dict[str, list[float]]:
+def row_stats(row: EntryRecord) -> SegmentStats:
     """Every family's sufficient statistics of the row (see :func:`family_stats`)."""
     return {family: family_stats(row, family) for family in sacre.FAMILIES}
 
 
-def family_stats(row: Row, family: str) -> list[float]:
+def family_stats(row: EntryRecord, family: str) -> list[float]:
     """One family's statistics: the card's (or record's) own when it carries them, else
     computed from prediction and reference and kept on the row.
 
@@ -246,7 +232,7 @@ def family_stats(row: Row, family: str) -> list[float]:
 
 
 def entry_statistic(
-    metric: str, rows: Sequence[Row], hallucinated: frozenset[str] = frozenset()
+    metric: str, rows: Sequence[EntryRecord], hallucinated: frozenset[str] = frozenset()
 ) -> Statistic | None:
     """``metric`` over ``rows`` as a resamplable statistic; None when rows have no per-entry
     field for it.
@@ -269,21 +255,23 @@ def entry_statistic(
         return rate_statistic([bool(r.get(key)) for r in rows])  # errored entries are misses
     if metric in _MEAN_OF_SCORED:
         key = _MEAN_OF_SCORED[metric]
-        values = [r.get(key) for r in rows]
+        values = [number(r, key) for r in rows]
         if all(v is None for v in values):
             return None
-        return rate_statistic([None if v is None else float(v) for v in values])
+        return rate_statistic(values)
     if metric in _RATIO_OF_COUNTS:
         part, whole = _RATIO_OF_COUNTS[metric]
         if all(r.get(whole) is None for r in rows):
             return None
         return ratio_statistic(
-            [float(r.get(part) or 0) for r in rows], [float(r.get(whole) or 0) for r in rows]
+            [number(r, part) or 0.0 for r in rows], [number(r, whole) or 0.0 for r in rows]
         )
     return None
 
 
-def _hallucination_statistic(rows: Sequence[Row], hallucinated: frozenset[str]) -> Statistic | None:
+def _hallucination_statistic(
+    rows: Sequence[EntryRecord], hallucinated: frozenset[str]
+) -> Statistic | None:
     """The share of checked entries flagged, as ``metrics/hallucination.py`` aggregates it
     (errored entries, never checked, are not counted)."""
     flags = [row.get("hallucination_detected") for row in rows]

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any, Final
 
-from pytest_mteval.metrics.base import Record
+from pytest_mteval.metrics.record import EntryRecord, as_records
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
 from pytest_mteval.scoring.comparable import entry_statistic
@@ -22,7 +22,7 @@ INTERVAL_METRICS: Final = ("chrf_plus_plus", "bleu", "exact_match_rate")
 
 
 def statistics_of(
-    records: Sequence[Record],
+    records: Sequence[EntryRecord],
     scores: Mapping[str, Any],
     profile: str,
     hallucinated: frozenset[str] = frozenset(),
@@ -31,7 +31,7 @@ def statistics_of(
     metrics the run measured (a metric family may record per-entry fields yet report null for
     the run, as equivalent match does without variants). ``hallucinated`` is the run's list
     of hallucinated entries, which holds the findings made across entries."""
-    rows = [dict(r) for r in records]
+    rows = as_records(records)
     out: dict[str, stats.Statistic] = {}
     for metric in (*INTERVAL_METRICS, *scoring.weights(profile)):
         if metric not in INTERVAL_METRICS and scores.get(metric) is None:
@@ -43,7 +43,7 @@ def statistics_of(
 
 
 def judge_run(
-    records: Sequence[Record],
+    records: Sequence[EntryRecord],
     scores: Mapping[str, Any],
     profile: str,
     statistics: Mapping[str, stats.Statistic],
