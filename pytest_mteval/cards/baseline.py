@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
+from typing import Any
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.corpus import Corpus
@@ -147,3 +149,50 @@ def refusal(path: Path | str, problem: str) -> str:
 
 def _short(sha: str) -> str:
     return sha[:12] + "…"
+
+
+class BaselineOutcome(Enum):
+    """What became of ``--mteval-update-baseline``."""
+
+    WRITTEN = "written"
+    NO_BASELINE = "no --mteval-baseline to write to"
+    RUN_FAILED = "the run did not pass"
+    INCOMPLETE = "the run is incomplete"
+    PARTIAL = "the run did not cover the whole corpus"
+    WRITE_FAILED = "writing failed"
+
+
+@dataclass(frozen=True)
+class BaselineUpdate:
+    outcome: BaselineOutcome
+    path: Path | None = None
+    #: Why the run is incomplete, or the operating system's reason writing failed.
+    detail: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        """The baseline was to be written and could not be: the session fails."""
+        return self.outcome is BaselineOutcome.WRITE_FAILED
+
+
+def replace_baseline(
+    path: Path | None, card: Mapping[str, Any], passed: bool, whole_corpus: bool
+) -> BaselineUpdate:
+    """Write a passing, complete run of the whole corpus over the baseline at ``path``.
+
+    Anything less would move the goalposts of every later run, so it is refused, and the
+    outcome says why.
+    """
+    if path is None:
+        return BaselineUpdate(BaselineOutcome.NO_BASELINE)
+    if not passed:
+        return BaselineUpdate(BaselineOutcome.RUN_FAILED, path)
+    if card.get("complete") is False:
+        return BaselineUpdate(BaselineOutcome.INCOMPLETE, path, str(card.get("incomplete_reason")))
+    if not whole_corpus:
+        return BaselineUpdate(BaselineOutcome.PARTIAL, path)
+    try:
+        runcard.replace(card, path)
+    except OSError as exc:
+        return BaselineUpdate(BaselineOutcome.WRITE_FAILED, path, str(exc.strerror or exc))
+    return BaselineUpdate(BaselineOutcome.WRITTEN, path)

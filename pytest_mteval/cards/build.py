@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from pytest_mteval.cards.identity import identity_fields, system_prompt
-from pytest_mteval.cards.runcard import ResultRow, Scores
+from pytest_mteval.cards.runcard import SPEC_ROW, SPEC_SCORES
 from pytest_mteval.llm.cost import run_totals
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.metrics import sacre
@@ -49,7 +49,7 @@ def build_card(
     no_fields: dict[str, Any] = {}
     no_tools: list[str] = []
     method_fields = _guarded(warnings, "run_card_fields", no_fields, lambda: _method_fields(state))
-    scores: dict[str, Any] = dict.fromkeys(Scores.model_fields)  # null where not measured
+    scores: dict[str, Any] = dict.fromkeys(SPEC_SCORES)  # null where not measured
     scores.update(quality_scores(records), **speed_scores(records, elapsed_s))
     for metric in state.builtin_metrics:
         scores.update(metric.aggregate(records))
@@ -135,7 +135,7 @@ def _guarded(warnings: list[str], what: str, fallback: T, call: Callable[[], T])
 
 
 def _row(record: EntryRecord) -> dict[str, Any]:
-    row: dict[str, Any] = dict.fromkeys(ResultRow.model_fields)
+    row: dict[str, Any] = dict.fromkeys(SPEC_ROW)
     row.update((k, v) for k, v in record.items() if k not in _INTERNAL)
     return row
 
