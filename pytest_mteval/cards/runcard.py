@@ -237,8 +237,8 @@ class RunCard(BaseModel):
     human_validation: HumanValidation | None = None
     # Beyond the spec, written by this harness (absent from older cards).
     method: MethodInfo | None = None
-    method_card: dict[str, Any] | None = None
-    signatures: dict[str, str] | None = None
+    # method_card (methods/manifest.py MethodCard, or null) is checked where it is made
+    signatures: dict[str, Any] | None = None  # sacrebleu's signature of each metric
     flags: list[Flag] | None = None
     hallucination: dict[str, Any] | None = None
     warnings: list[str] | None = None
