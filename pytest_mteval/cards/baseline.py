@@ -19,6 +19,7 @@ from pytest_mteval.cards import runcard
 from pytest_mteval.corpus import Corpus
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.history.index import is_partial
+from pytest_mteval.run.state import BaselineLoad
 from pytest_mteval.scoring.comparable import (
     Comparable,
     from_card,
@@ -32,14 +33,6 @@ EntryTexts = Mapping[str, tuple[str, str]]
 
 class BaselineError(MtevalError):
     """A baseline that cannot be used; the message is one line, shown as is."""
-
-
-@dataclass(frozen=True)
-class BaselineLoad:
-    """The baseline, or None with a note saying why there is none."""
-
-    comparable: Comparable | None
-    note: str
 
 
 def read_run(path: Path) -> Comparable:
@@ -114,28 +107,22 @@ def load_baseline(
     """The baseline at ``path`` checked against the run's corpus.
 
     Raises BaselineError for an unusable baseline or, unless ``allow_dataset_change``, one
-    made on other data. A missing file returns ``BaselineLoad(None, note)``.
+    made on other data. A missing file returns a BaselineLoad without a baseline.
     """
     if not path.exists():
-        return BaselineLoad(
-            None,
-            f"no baseline at {path} yet: nothing to compare with "
-            "(write one with --mteval-update-baseline)",
-        )
+        return BaselineLoad(path, None)
     run = read_run(path)
     if is_partial(runcard.load(path)):
         raise BaselineError(
             f"baseline {path} is a partial run (-k, --lf, -x or filters): gate against a run "
             "of the whole corpus"
         )
-    note = f"baseline {run.describe()}"
+    problem = None
     if corpus is not None:
         problem = dataset_difference(run, corpus.sha256, corpus_texts(corpus))
-        if problem is not None:
-            if not allow_dataset_change:
-                raise BaselineError(refusal(path, problem))
-            note += f"; dataset changed ({problem}), compared over unchanged entries only"
-    return BaselineLoad(run, note)
+        if problem is not None and not allow_dataset_change:
+            raise BaselineError(refusal(path, problem))
+    return BaselineLoad(path, run, problem)
 
 
 def refusal(path: Path | str, problem: str) -> str:

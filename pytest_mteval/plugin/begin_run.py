@@ -138,8 +138,9 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         state.translator.fingerprint = method_fingerprint(*key)
         cache.describe(state.translator.fingerprint, fingerprint_components(*key))
     if settings.baseline is not None:
-        loaded = load_baseline(settings.baseline, corpus, settings.allow_dataset_change)
-        state.baseline, state.baseline_note = loaded.comparable, loaded.note
+        state.baseline_load = load_baseline(
+            settings.baseline, corpus, settings.allow_dataset_change
+        )
     card = load_method_card(settings.method_card) if settings.method_card else None
     return state, card
 

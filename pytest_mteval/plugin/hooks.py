@@ -330,7 +330,7 @@ class ActiveRun:
         """The gate as the session's last item, ``mteval::gate``, counted by every reporter."""
         assert self.finished is not None
         settings = self.state.settings
-        note = baseline_note(self.state.baseline_note, settings.update_baseline)
+        note = baseline_note(self.state.baseline_load, settings.update_baseline)
         notes = [note] if note and self.state.baseline is None else []
         hook = self.config.hook
         session.testscollected += 1
@@ -372,8 +372,10 @@ class ActiveRun:
             return
         failed = not finished.verdict.passed
         terminalreporter.section("mteval gate", red=failed, green=not failed)
-        note = baseline_note(self.state.baseline_note, settings.update_baseline)
-        if note and (self.state.baseline is None or "dataset changed" in note):
+        load = self.state.baseline_load
+        note = baseline_note(load, settings.update_baseline)
+        changed = load is not None and load.dataset_change is not None
+        if note and (self.state.baseline is None or changed):
             terminalreporter.write_line(note)  # the gate lines name a baseline already
         for line in gate_lines(finished.verdict):
             terminalreporter.write_line(line)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -42,6 +43,33 @@ def item_names(entries: Sequence[Entry]) -> list[str]:
     return names
 
 
+@dataclass(frozen=True)
+class BaselineLoad:
+    """The baseline a run is gated against (``--mteval-baseline``), or None when there is no
+    file at ``path`` yet (loaded by ``cards/baseline.py``)."""
+
+    path: Path
+    comparable: Comparable | None
+    #: How the baseline's data differs from the corpus, when that was allowed.
+    dataset_change: str | None = None
+
+    @property
+    def note(self) -> str:
+        return self.describe(hint=True)
+
+    def describe(self, hint: bool) -> str:
+        """One line on the baseline; ``hint``: say how to write one when there is none."""
+        if self.comparable is None:
+            text = f"no baseline at {self.path} yet: nothing to compare with"
+            return text + " (write one with --mteval-update-baseline)" if hint else text
+        note = f"baseline {self.comparable.describe()}"
+        if self.dataset_change is not None:
+            note += (
+                f"; dataset changed ({self.dataset_change}), compared over unchanged entries only"
+            )
+        return note
+
+
 @dataclass
 class RunState:
     settings: Settings
@@ -51,8 +79,7 @@ class RunState:
     builtin_metrics: list[Metric] = field(default_factory=list)
     plugin_metrics: list[Metric] = field(default_factory=list)
     records: dict[str, EntryRecord] = field(default_factory=dict)
-    baseline: Comparable | None = None
-    baseline_note: str = ""
+    baseline_load: BaselineLoad | None = None
     _method: TranslationMethod | None = None
     isolation: Any = None  # run/isolation.py: runner process, sandbox, gateway
     _local: dict[str, EntryRecord] = field(default_factory=dict)
@@ -78,6 +105,15 @@ class RunState:
             lambda: self.method,
             self.run_config,
         )
+
+    @property
+    def baseline(self) -> Comparable | None:
+        return None if self.baseline_load is None else self.baseline_load.comparable
+
+    @property
+    def baseline_note(self) -> str:
+        """The baseline's note as the card records it ("" without --mteval-baseline)."""
+        return "" if self.baseline_load is None else self.baseline_load.note
 
     @property
     def runner(self) -> MethodRunner:
