@@ -15,7 +15,7 @@ import pytest_mteval
 from pytest_mteval.cards.baseline import BaselineError, load_baseline
 from pytest_mteval.cards.signing import SigningError, load_private_key
 from pytest_mteval.corpus import Corpus, CorpusError
-from pytest_mteval.errors import MtevalError, check_output_path
+from pytest_mteval.errors import MtevalError, SettingsError, check_output_path
 from pytest_mteval.llm.pricing import PriceError, load_prices
 from pytest_mteval.methods.audit import AuditError, audit_method
 from pytest_mteval.methods.loader import MethodLoadError, Registered, find_method
@@ -28,7 +28,7 @@ from pytest_mteval.metrics.fst import FstError
 from pytest_mteval.metrics.registry import builtin_metrics
 from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionError
-from pytest_mteval.plugin.options import Settings, SettingsError, read_settings
+from pytest_mteval.plugin.options import Settings, read_settings
 from pytest_mteval.run.cache import TranslationCache, fingerprint_components, method_fingerprint
 from pytest_mteval.run.method_args import check_method_args, public_config, secret_names
 from pytest_mteval.run.redaction import secrecy_of
