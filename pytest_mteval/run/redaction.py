@@ -74,7 +74,7 @@ def secrecy_of(corpus: Corpus, scores_only: bool) -> Secrecy:
 
 
 def redact_card(
-    card: dict[str, Any], secrecy: Secrecy, records: Sequence[Mapping[str, Any]] = ()
+    card: dict[str, Any], secrecy: Secrecy, records: Sequence[EntryRecord] = ()
 ) -> dict[str, Any]:
     """Withhold every text of an unsealed card in place (see the module docstring).
 
