@@ -29,6 +29,7 @@ from pytest_mteval.corpus import Corpus, Dataset, Entry
 from pytest_mteval.metrics import hallucination, leakage
 from pytest_mteval.metrics.base import MetricContext
 from pytest_mteval.metrics.match import normalize
+from pytest_mteval.metrics.record import as_records
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_RUNS = [
@@ -67,8 +68,8 @@ def evaluate(corpus: Corpus, outputs: Sequence[str]) -> dict[str, Any]:
         )
     return {
         "records": records,
-        "hallucination": halluc.aggregate(records),
-        "code_switching": switching.aggregate(records),
+        "hallucination": halluc.aggregate(as_records(records)),
+        "code_switching": switching.aggregate(as_records(records)),
     }
 
 

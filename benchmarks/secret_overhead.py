@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from pytest_mteval.metrics.record import as_records
 from pytest_mteval.metrics.sacre import segment_stats
 from pytest_mteval.run.redaction import Secrecy, redact_card
 from pytest_mteval.run.secret_corpus import encode_key, encrypt, new_key
@@ -78,10 +79,10 @@ def main() -> None:
             for i in range(runs)
         )
         card = json.loads((folder / "plain0.json").read_text(encoding="utf-8"))
-        records = [  # what the workers computed during the run
+        records = as_records(  # what the workers computed during the run
             {"entry_id": r["entry_id"], "stats": segment_stats(r["predicted"], r["expected"])}
             for r in card["results"]
-        ]
+        )
         start = time.perf_counter()
         redact_card(card, Secrecy(("benchmark",)), records)
         redaction = time.perf_counter() - start

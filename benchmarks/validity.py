@@ -44,6 +44,8 @@ from scipy import stats as scistats
 
 from pytest_mteval.metrics import catalog
 from pytest_mteval.scoring.comparable import from_card
+from pytest_mteval.metrics.record import number
+from pytest_mteval.scoring.comparable import LOWER_IS_BETTER, from_card
 from pytest_mteval.scoring.headline import group_composite, statistics_of
 
 REPO = Path(__file__).resolve().parents[1]
@@ -160,10 +162,10 @@ def per_entry(card: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
     for position, row in enumerate(rows):
         values: dict[str, float | None] = {}
         for metric, key in ENTRY_FIELDS.items():
-            value = row.get(key)
+            value = number(row, key)
             if metric == "hallucination_rate" and value is not None:
-                value = bool(value) or row["entry_id"] in comparable.hallucinated
-            values[metric] = None if value is None else _oriented(metric, float(value))
+                value = float(bool(value) or row["entry_id"] in comparable.hallucinated)
+            values[metric] = None if value is None else _oriented(metric, value)
         values["composite"] = group_composite(statistics, [position], profile)
         out[str(row["entry_id"])] = values
     return out

@@ -29,6 +29,11 @@ class MtevalError(Exception):
         return _one_line(super().__str__())
 
 
+class SettingsError(MtevalError):
+    """An option value that cannot be used; the message names the option. Raised by the
+    pytest layer reading options and by the floors below it checking them at start."""
+
+
 def _one_line(text: str) -> str:
     if text.isprintable():
         return text

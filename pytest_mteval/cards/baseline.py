@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
+from typing import Any
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.corpus import Corpus
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.history.index import is_partial
+from pytest_mteval.run.state import BaselineLoad
 from pytest_mteval.scoring.comparable import (
     Comparable,
     from_card,
@@ -30,14 +33,6 @@ EntryTexts = Mapping[str, tuple[str, str]]
 
 class BaselineError(MtevalError):
     """A baseline that cannot be used; the message is one line, shown as is."""
-
-
-@dataclass(frozen=True)
-class BaselineLoad:
-    """The baseline, or None with a note saying why there is none."""
-
-    comparable: Comparable | None
-    note: str
 
 
 def read_run(path: Path) -> Comparable:
@@ -112,28 +107,22 @@ def load_baseline(
     """The baseline at ``path`` checked against the run's corpus.
 
     Raises BaselineError for an unusable baseline or, unless ``allow_dataset_change``, one
-    made on other data. A missing file returns ``BaselineLoad(None, note)``.
+    made on other data. A missing file returns a BaselineLoad without a baseline.
     """
     if not path.exists():
-        return BaselineLoad(
-            None,
-            f"no baseline at {path} yet: nothing to compare with "
-            "(write one with --mteval-update-baseline)",
-        )
+        return BaselineLoad(path, None)
     run = read_run(path)
     if is_partial(runcard.load(path)):
         raise BaselineError(
             f"baseline {path} is a partial run (-k, --lf, -x or filters): gate against a run "
             "of the whole corpus"
         )
-    note = f"baseline {run.describe()}"
+    problem = None
     if corpus is not None:
         problem = dataset_difference(run, corpus.sha256, corpus_texts(corpus))
-        if problem is not None:
-            if not allow_dataset_change:
-                raise BaselineError(refusal(path, problem))
-            note += f"; dataset changed ({problem}), compared over unchanged entries only"
-    return BaselineLoad(run, note)
+        if problem is not None and not allow_dataset_change:
+            raise BaselineError(refusal(path, problem))
+    return BaselineLoad(path, run, problem)
 
 
 def refusal(path: Path | str, problem: str) -> str:
@@ -147,3 +136,50 @@ def refusal(path: Path | str, problem: str) -> str:
 
 def _short(sha: str) -> str:
     return sha[:12] + "…"
+
+
+class BaselineOutcome(Enum):
+    """What became of ``--mteval-update-baseline``."""
+
+    WRITTEN = "written"
+    NO_BASELINE = "no --mteval-baseline to write to"
+    RUN_FAILED = "the run did not pass"
+    INCOMPLETE = "the run is incomplete"
+    PARTIAL = "the run did not cover the whole corpus"
+    WRITE_FAILED = "writing failed"
+
+
+@dataclass(frozen=True)
+class BaselineUpdate:
+    outcome: BaselineOutcome
+    path: Path | None = None
+    #: Why the run is incomplete, or the operating system's reason writing failed.
+    detail: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        """The baseline was to be written and could not be: the session fails."""
+        return self.outcome is BaselineOutcome.WRITE_FAILED
+
+
+def replace_baseline(
+    path: Path | None, card: Mapping[str, Any], passed: bool, whole_corpus: bool
+) -> BaselineUpdate:
+    """Write a passing, complete run of the whole corpus over the baseline at ``path``.
+
+    Anything less would move the goalposts of every later run, so it is refused, and the
+    outcome says why.
+    """
+    if path is None:
+        return BaselineUpdate(BaselineOutcome.NO_BASELINE)
+    if not passed:
+        return BaselineUpdate(BaselineOutcome.RUN_FAILED, path)
+    if card.get("complete") is False:
+        return BaselineUpdate(BaselineOutcome.INCOMPLETE, path, str(card.get("incomplete_reason")))
+    if not whole_corpus:
+        return BaselineUpdate(BaselineOutcome.PARTIAL, path)
+    try:
+        runcard.replace(card, path)
+    except OSError as exc:
+        return BaselineUpdate(BaselineOutcome.WRITE_FAILED, path, str(exc.strerror or exc))
+    return BaselineUpdate(BaselineOutcome.WRITTEN, path)

@@ -6,12 +6,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from pytest_mteval.cards.identity import identity_fields, system_prompt
-from pytest_mteval.cards.runcard import ResultRow, Scores
+from pytest_mteval.cards.runcard import SPEC_ROW, SPEC_SCORES
 from pytest_mteval.llm.cost import run_totals
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.base import Record
 from pytest_mteval.metrics.catalog import family_definitions
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.run.method_args import public_config, secret_names
 from pytest_mteval.run.result_model import validate_method_fields
 from pytest_mteval.run.state import RunState
@@ -24,7 +25,7 @@ from pytest_mteval.scoring.aggregate import (
 )
 from pytest_mteval.scoring.headline import group_composite, judge_run, statistics_of
 
-#: Record keys that are internal plumbing, not part of a result row.
+#: EntryRecord keys that are internal plumbing, not part of a result row.
 _INTERNAL: Final = frozenset({"stats", "index", "batch", "batch_warnings"})
 #: Hallucination findings across entries: evidence for the card, not scores.
 _HALLUCINATION_EVIDENCE: Final = (
@@ -42,7 +43,7 @@ _BREAKDOWNS: Final = (
 
 def build_card(
     state: RunState,
-    records: Sequence[Record],
+    records: Sequence[EntryRecord],
     run_id: str,
     timestamp: str,
     elapsed_s: float,
@@ -55,7 +56,7 @@ def build_card(
     no_fields: dict[str, Any] = {}
     no_tools: list[str] = []
     method_fields = _guarded(warnings, "run_card_fields", no_fields, lambda: _method_fields(state))
-    scores: dict[str, Any] = dict.fromkeys(Scores.model_fields)  # null where not measured
+    scores: dict[str, Any] = dict.fromkeys(SPEC_SCORES)  # null where not measured
     scores.update(quality_scores(records), **speed_scores(records, elapsed_s))
     for metric in state.builtin_metrics:
         scores.update(metric.aggregate(records))
@@ -71,7 +72,7 @@ def build_card(
     scores.update(judged)
     position = {r["entry_id"]: i for i, r in enumerate(records)}
 
-    def group_extra(group: Sequence[Record]) -> dict[str, Any]:
+    def group_extra(group: Sequence[EntryRecord]) -> dict[str, Any]:
         rows = [position[r["entry_id"]] for r in group]
         return {"composite": group_composite(statistics, rows, profile)}
 
@@ -142,8 +143,8 @@ def _guarded(warnings: list[str], what: str, fallback: T, call: Callable[[], T])
         return fallback
 
 
-def _row(record: Record) -> dict[str, Any]:
-    row: dict[str, Any] = dict.fromkeys(ResultRow.model_fields)
+def _row(record: EntryRecord) -> dict[str, Any]:
+    row: dict[str, Any] = dict.fromkeys(SPEC_ROW)
     row.update((k, v) for k, v in record.items() if k not in _INTERNAL)
     return row
 
@@ -160,12 +161,12 @@ def _method_fields(state: RunState) -> dict[str, Any]:
     return dict(validate_method_fields(state.source.name, "", [], found).run_card_fields)
 
 
-def _reported_model(records: Sequence[Record]) -> str | None:
+def _reported_model(records: Sequence[EntryRecord]) -> str | None:
     found = _first_metadata(records, "model_id")
     return None if found is None else str(found)
 
 
-def _first_metadata(records: Sequence[Record], key: str) -> Any:
+def _first_metadata(records: Sequence[EntryRecord], key: str) -> Any:
     for record in records:
         value = (record.get("metadata") or {}).get(key)
         if value:

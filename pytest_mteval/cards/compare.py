@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from pytest_mteval.cards.gate import GateOptions, GateVerdict, evaluate_runs, fmt, interval
-from pytest_mteval.scoring.comparable import Comparable, Row
+from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.scoring.comparable import Comparable
 from pytest_mteval.scoring.pairing import COMPOSITE, Measure
 
 DEFAULT_TOP: Final = 10
@@ -79,7 +80,7 @@ def entry_changes(a: Comparable, b: Comparable) -> list[EntryChange]:
     return out
 
 
-def _shown(row: Row) -> str:
+def _shown(row: EntryRecord) -> str:
     if row.get("error") is not None:
         return f"(error: {row['error']})"
     return str(row.get("predicted") or ("(text withheld)" if row.get("text_withheld") else ""))

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from pytest_mteval.cards.char_diff import Kind, render
-
-Row = Mapping[str, Any]
+from pytest_mteval.metrics.record import EntryRecord
 
 DEFAULT_ENTRY_MAX_DROP: Final = 10.0
 
@@ -47,7 +46,9 @@ class EntryVerdict:
 
 
 def entry_verdict(
-    baseline_row: Row | None, record: Row, options: EntryGateOptions = EntryGateOptions()
+    baseline_row: EntryRecord | None,
+    record: EntryRecord,
+    options: EntryGateOptions = EntryGateOptions(),
 ) -> EntryVerdict:
     """The verdict on one entry's record against its baseline row (None: no baseline)."""
     reasons = regression_reasons(baseline_row, record, options)
@@ -57,7 +58,7 @@ def entry_verdict(
 
 
 def regression_reasons(
-    baseline_row: Row | None, record: Row, options: EntryGateOptions
+    baseline_row: EntryRecord | None, record: EntryRecord, options: EntryGateOptions
 ) -> list[str]:
     now_chrf = record.get("chrf_score")
     if baseline_row is None:
@@ -82,15 +83,17 @@ def regression_reasons(
     return reasons
 
 
-def inspection_card(baseline_row: Row | None, record: Row, reasons: Sequence[str]) -> str:
+def inspection_card(
+    baseline_row: EntryRecord | None, record: EntryRecord, reasons: Sequence[str]
+) -> str:
     """Everything needed to judge a regressed entry without opening a run card."""
-    before = baseline_row or {}
+    before: Mapping[str, object] = baseline_row or {}
     lines = [f"entry {record.get('entry_id')!s} regressed:"]
     lines.extend(f"  - {reason}" for reason in reasons)
     if record.get("text_withheld"):  # a secret run: only scores come back (run/redaction.py)
         lines.append("source, reference and outputs: withheld (secret run: scores only)")
     else:
-        shown = _prediction(before) if baseline_row is not None else "(no baseline)"
+        shown = _prediction(baseline_row) if baseline_row is not None else "(no baseline)"
         lines.extend(
             [
                 f"source:     {record.get('source')}",
@@ -131,7 +134,7 @@ def _text_span(kind: Kind, text: str) -> str:
     return {"kept": text, "removed": f"[-{text}-]", "added": f"{{+{text}+}}"}[kind]
 
 
-def _prediction(row: Row) -> str:
+def _prediction(row: EntryRecord) -> str:
     if row.get("error") is not None:
         return f"(error: {row['error']})"
     predicted = row.get("predicted")

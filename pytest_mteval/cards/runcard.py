@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import tempfile
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, NotRequired
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing_extensions import TypedDict
 
 from pytest_mteval.errors import MtevalError, read_json
 
@@ -70,6 +73,25 @@ class Scores(BaseModel):
     by_difficulty: dict[str, Any] = Field(default_factory=dict)
     by_provenance: dict[str, Any] = Field(default_factory=dict)
     by_domain: dict[str, Any] = Field(default_factory=dict)
+    # Beyond the spec, written by this harness (absent from older cards).
+    plugin_metrics: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    scoring_profile: str | None = None
+    composite_metrics: list[str] | None = None
+    quality_tier: str | None = None
+    quality_tier_uncapped: str | None = None
+    cost_adjusted: float | None = None
+    confidence_intervals: dict[str, dict[str, Any]] | None = None
+
+
+#: The spec's scores (§3.4, §3.6): null on a card where not measured.
+SPEC_SCORES: Final = (
+    *("total", "errors", "exact_matches", "exact_match_rate", "equivalent_matches"),
+    *("equivalent_match_rate", "fst_accepted", "fst_acceptance_rate", "morphological_accuracy"),
+    *("chrf_plus_plus", "bleu", "semantic_score", "ter", "length_ratio", "code_switching_rate"),
+    *("hallucination_rate", "terminology_adherence", "tokens_per_second", "entries_per_minute"),
+    *("composite", "avg_latency_seconds", "median_latency_seconds", "p95_latency_seconds"),
+    *("by_difficulty", "by_provenance", "by_domain"),
+)
 
 
 class Totals(BaseModel):
@@ -85,31 +107,93 @@ class Totals(BaseModel):
     cost_per_source_char: float | None = None
 
 
-class ResultRow(BaseModel):
-    """spec §3.7, one per evaluated entry."""
+class ResultRow(TypedDict):
+    """spec §3.7, one per evaluated entry: an entry record (``metrics/record.py``) without its
+    internal keys. A TypedDict, not a model: a card may have 100,000 rows, and validating
+    them as dicts costs a third of building a model per row."""
 
-    model_config = ConfigDict(extra="allow")
+    __pydantic_config__ = ConfigDict(extra="ignore")  # type: ignore[misc]  # kept, unchecked
     entry_id: str
     source: str | None  # null on a secret run's card (run/redaction.py)
     expected: str | None
-    raw_predicted: str | None = None
+    raw_predicted: NotRequired[str | None]
     predicted: str | None
-    segment: str | None = None
-    difficulty: int | str | None = None
-    domain: str | None = None
+    segment: NotRequired[str | None]
+    difficulty: NotRequired[int | str | None]
+    domain: NotRequired[str | None]
     exact_match: bool | None
     chrf_score: float | None
     bleu_score: float | None
-    latency_s: float | None = None
-    cost_usd: float | None = None
-    tool_call_count: int = 0
+    latency_s: NotRequired[float | None]
+    cost_usd: NotRequired[float | None]
+    tool_call_count: NotRequired[int]
     error: str | None
-    plugin_metrics: dict[str, Any] = Field(default_factory=dict)
-    fst_valid: bool | None = None
-    equivalent_match: bool | None = None
-    semantic_verdict: str | None = None
-    code_switching_detected: bool | None = None
-    hallucination_detected: bool | None = None
+    plugin_metrics: NotRequired[dict[str, dict[str, Any]]]
+    fst_valid: NotRequired[bool | None]
+    equivalent_match: NotRequired[bool | None]
+    semantic_verdict: NotRequired[str | None]
+    code_switching_detected: NotRequired[bool | None]
+    hallucination_detected: NotRequired[bool | None]
+    # Beyond the spec, written by this harness (absent from older cards).
+    variants: NotRequired[list[str]]
+    provenance: NotRequired[str | None]
+    ter_score: NotRequired[float | None]
+    length_ratio: NotRequired[float | None]
+
+
+#: The spec's row fields: null on a card's row where the entry has no value.
+SPEC_ROW: Final = (
+    *("entry_id", "source", "expected", "raw_predicted", "predicted", "segment"),
+    *("difficulty", "domain", "exact_match", "chrf_score", "bleu_score", "latency_s"),
+    *("cost_usd", "tool_call_count", "error", "plugin_metrics", "fst_valid"),
+    *("equivalent_match", "semantic_verdict", "code_switching_detected"),
+    "hallucination_detected",
+)
+
+
+class Flag(BaseModel):
+    """A finding about the run as a whole (``scoring/guards.py``, the audit, the harness)."""
+
+    model_config = ConfigDict(extra="allow")
+    code: str
+    message: str
+    entry_ids: list[str] = Field(default_factory=list)
+
+
+class MethodInfo(BaseModel):
+    """The method that ran: its name, manifest, run configuration and its own card fields."""
+
+    model_config = ConfigDict(extra="allow")
+    name: str
+    manifest: dict[str, Any] | None = None
+    dependency_class: str | None = None
+    run_config: dict[str, Any] = Field(default_factory=dict)
+    fields: dict[str, Any] = Field(default_factory=dict)
+
+
+class GateRecord(BaseModel):
+    """The session gate's inputs and verdict (``cards/gate.py`` ``GateVerdict.to_json``)."""
+
+    model_config = ConfigDict(extra="allow")
+    passed: bool
+    baseline: str | None = None
+    baseline_run_card_hash: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    common_entries: int = 0
+    shared_metrics: list[str] = Field(default_factory=list)
+    metrics: list[dict[str, Any]] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    baseline_note: str = ""
+
+
+class Coverage(BaseModel):
+    """How much of the corpus the run covered, and why not all of it."""
+
+    model_config = ConfigDict(extra="allow")
+    complete: bool
+    entries_run: int = Field(ge=0)
+    entries_in_corpus: int = Field(ge=0)
+    reasons: list[str] = Field(default_factory=list)
 
 
 class HumanValidation(BaseModel):
@@ -151,9 +235,67 @@ class RunCard(BaseModel):
     fingerprint: str = Field(pattern=r"^[0-9a-f]{64}$")
     run_card_hash: str
     human_validation: HumanValidation | None = None
+    # Beyond the spec, written by this harness (absent from older cards).
+    method: MethodInfo | None = None
+    # method_card (methods/manifest.py MethodCard, or null) is checked where it is made
+    signatures: dict[str, Any] | None = None  # sacrebleu's signature of each metric
+    flags: list[Flag] | None = None
+    hallucination: dict[str, Any] | None = None
+    warnings: list[str] | None = None
+    complete: bool | None = None
+    incomplete_reason: str | None = None
+    gate: GateRecord | None = None
+    cache: dict[str, Any] | None = None
+    coverage: Coverage | None = None
+    runner: dict[str, Any] | None = None
+    interrupted: bool | None = None
 
 
-def fingerprint(card: dict[str, Any]) -> str:
+def check_before_sealing(card: Mapping[str, Any]) -> None:
+    """Refuse a card that does not match its own schema, before it is hashed and written.
+
+    Strict: a score that is text or true/false where a number belongs is a bug in whatever
+    wrote it (a metric, a method's card fields, a plugin's hook), never converted. Raises
+    RunCardError with one line naming the field.
+    """
+    try:
+        complete = {**card, "fingerprint": fingerprint(card)}
+    except (KeyError, TypeError) as exc:
+        raise RunCardError(f"run card refused: fingerprint component missing: {exc}") from None
+    try:
+        RunCard.model_validate(complete, strict=True)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        got = type(err["input"]).__name__
+        raise RunCardError(f"run card refused: field {where!r}: {err['msg']} (got {got})") from None
+
+
+def not_json(value: Any, where: str = "") -> str | None:
+    """Where ``value`` first holds something JSON cannot encode (a set, an object, NaN...), as
+    a dotted path; None when all of it is plain JSON. For the message only: it walks the card."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"{where or 'the card'} (a key of type {type(key).__name__})"
+            found = not_json(item, f"{where}.{key}" if where else key)
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = not_json(item, f"{where}.{index}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return where
+    if value is None or isinstance(value, str | int | float):
+        return None
+    return where
+
+
+def fingerprint(card: Mapping[str, Any]) -> str:
     components = [
         card["dataset"]["sha256"],
         card["model_slug"],
@@ -168,7 +310,7 @@ def fingerprint(card: dict[str, Any]) -> str:
     return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
 
 
-def card_hash(card: dict[str, Any]) -> str:
+def card_hash(card: Mapping[str, Any]) -> str:
     unsealed = {**card, "run_card_hash": ""}
     unsealed.pop("signature", None)
     encoded = json.dumps(unsealed, sort_keys=True, ensure_ascii=False)
@@ -182,7 +324,7 @@ def seal(card: dict[str, Any]) -> dict[str, Any]:
     return card
 
 
-def render(card: dict[str, Any]) -> bytes:
+def render(card: Mapping[str, Any]) -> bytes:
     """The card as UTF-8 JSON, one top-level key and one result row per line.
 
     Readable with ``less`` and diffable line by line, yet written by the C JSON encoder (an
@@ -217,7 +359,7 @@ def write_new(card: dict[str, Any], path: Path) -> Path:
         os.unlink(tmp)
 
 
-def replace(card: dict[str, Any], path: Path) -> None:
+def replace(card: Mapping[str, Any], path: Path) -> None:
     """Atomically replace ``path`` (for updating a baseline on purpose)."""
     os.replace(_synced_temp_file(render(card), path.parent), path)
 

@@ -11,6 +11,7 @@ from pytest_mteval.cards.baseline import BaselineError, dataset_difference, read
 from pytest_mteval.cards.compare import compare_runs, text_lines
 from pytest_mteval.cards.gate import GateOptions
 from pytest_mteval.history.index import HistoryError, prune, record_run, resolve_run
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.scoring.comparable import from_card
 
 
@@ -19,7 +20,7 @@ def compare_lines(
     ref: str,
     base: Path,
     card: Mapping[str, Any],
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[EntryRecord],
 ) -> list[str]:
     """``--mteval-compare``: this run against a saved one, reported, never gating."""
     try:

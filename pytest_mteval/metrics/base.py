@@ -7,15 +7,14 @@ here may hold state that has to cross processes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from pytest_mteval.corpus import Corpus, Entry
+from pytest_mteval.metrics.record import EntryRecord
 
-#: One entry's record as it travels from worker to controller: builtin JSON types only.
-Record = Mapping[str, Any]
 JSONDict = dict[str, Any]
 
 
@@ -46,4 +45,4 @@ class Metric(Protocol):
 
     def score_entry(self, entry: Entry, predicted: str) -> JSONDict: ...
 
-    def aggregate(self, records: Sequence[Record]) -> JSONDict: ...
+    def aggregate(self, records: Sequence[EntryRecord]) -> JSONDict: ...

@@ -13,7 +13,9 @@ from collections.abc import Callable, Sequence
 from pytest_mteval.corpus import Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
 from pytest_mteval.metrics.catalog import EQUIVALENT_MATCH
+from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.match import equivalent_match
+from pytest_mteval.metrics.record import EntryRecord
 
 #: ``judge(entry, predicted)`` returns True/False, or None to leave the decision to the variants.
 Judge = Callable[[Entry, str], bool | None]
@@ -33,7 +35,7 @@ class EquivalentMatch:
             verdict = equivalent_match(predicted, entry.reference, entry.variants)
         return {"equivalent_match": bool(verdict), "equivalent_judged": judged}
 
-    def aggregate(self, records: Sequence[Record]) -> JSONDict:
+    def aggregate(self, records: Sequence[EntryRecord]) -> JSONDict:
         informative = any(r.get("variants") for r in records) or any(
             r.get("equivalent_judged") for r in records
         )

@@ -24,6 +24,8 @@ from pytest_mteval.corpus import Entry
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
 from pytest_mteval.metrics.catalog import FST_ACCEPTANCE
+from pytest_mteval.metrics.base import JSONDict, MetricContext
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.text import words
 
@@ -130,7 +132,7 @@ class FstAcceptance:
             "fst_rejected_words": list(dict.fromkeys(rejected)),
         }
 
-    def aggregate(self, records: Sequence[Record]) -> JSONDict:
+    def aggregate(self, records: Sequence[EntryRecord]) -> JSONDict:
         total = sum(r.get("fst_words") or 0 for r in records)
         return {
             "fst_acceptance_rate": FST_ACCEPTANCE.score(records),

@@ -45,10 +45,12 @@ import regex
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
 from pytest_mteval.metrics.catalog import HALLUCINATION
+from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.names import lower_case_vocabulary, name_checks_apply, new_names
 from pytest_mteval.metrics.numerals import cjk_numbers
 from pytest_mteval.metrics.other_entries import fits_other_reference, same_output
 from pytest_mteval.metrics.overlap import similarity
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.text import letters, nfc, numbers
 
 MAX_RATIO = 3.0
@@ -138,7 +140,7 @@ class Hallucination:
         reasons = self.reasons(entry, predicted)
         return {"hallucination_detected": bool(reasons), "hallucination_reasons": reasons}
 
-    def aggregate(self, records: Sequence[Record]) -> JSONDict:
+    def aggregate(self, records: Sequence[EntryRecord]) -> JSONDict:
         scored = [r for r in records if r.get("hallucination_detected") is not None]
         repeated = same_output(scored)
         elsewhere = fits_other_reference(scored)

@@ -40,8 +40,10 @@ from functools import lru_cache
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
 from pytest_mteval.metrics.catalog import CODE_SWITCHING
+from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.fst import analyzer_for
 from pytest_mteval.metrics.names import plain
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import corpus_resources, lexicon_words
 from pytest_mteval.metrics.scripts import dominant_system, system_of_word
 from pytest_mteval.metrics.terminology import load_glossary
@@ -173,7 +175,7 @@ class CodeSwitching:
             "wrong_script_tokens": wrong,
         }
 
-    def aggregate(self, records: Sequence[Record]) -> JSONDict:
+    def aggregate(self, records: Sequence[EntryRecord]) -> JSONDict:
         flagged = sum(1 for r in records if r.get("code_switching_detected"))
         return {
             "code_switching_rate": CODE_SWITCHING.score(records),

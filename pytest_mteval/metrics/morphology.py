@@ -30,7 +30,9 @@ from collections.abc import Sequence
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
 from pytest_mteval.metrics.catalog import MORPHOLOGICAL_ACCURACY
+from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.fst import Analyzer, analyzer_for
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.text import nfc, words
 
 #: A gold word: its units, and whether they are analysis units (else surface morphemes).
@@ -113,7 +115,7 @@ class MorphologicalAccuracy:
             return {}
         return {"morphology_units": sum(len(u) for u, _ in gold), "morphology_reproduced": 0}
 
-    def aggregate(self, records: Sequence[Record]) -> JSONDict:
+    def aggregate(self, records: Sequence[EntryRecord]) -> JSONDict:
         """Pooled over the run (failed entries carry their units: ``score_failed``)."""
         return {"morphological_accuracy": MORPHOLOGICAL_ACCURACY.score(records)}
 

@@ -17,6 +17,8 @@ import regex
 from pytest_mteval.corpus import Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
 from pytest_mteval.metrics.catalog import ORTHOGRAPHY
+from pytest_mteval.metrics.base import JSONDict, MetricContext
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import Orthography, corpus_resources
 from pytest_mteval.metrics.text import nfc
 
@@ -42,7 +44,7 @@ class OrthographicAccuracy:
             "orthography_foreign_letters": list(dict.fromkeys(foreign))[:MAX_LISTED],
         }
 
-    def aggregate(self, records: Sequence[Record]) -> JSONDict:
+    def aggregate(self, records: Sequence[EntryRecord]) -> JSONDict:
         return {
             "orthographic_accuracy": ORTHOGRAPHY.score(records),
             "orthography": self.orthography.name,

@@ -23,9 +23,9 @@ import heapq
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
-from pytest_mteval.metrics.base import Record
 from pytest_mteval.metrics.match import output_key
 from pytest_mteval.metrics.overlap import similarity
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.scripts import system_of_char
 from pytest_mteval.metrics.text import ALNUM_RUN, letters, nfc
 
@@ -38,9 +38,9 @@ MAX_DOCUMENT_FREQUENCY = 50
 CANDIDATES = 3
 
 
-def same_output(records: Sequence[Record]) -> dict[str, list[str]]:
+def same_output(records: Sequence[EntryRecord]) -> dict[str, list[str]]:
     """Output -> ids of the entries that got it, for outputs repeated across distinct entries."""
-    groups: dict[str, list[Record]] = defaultdict(list)
+    groups: dict[str, list[EntryRecord]] = defaultdict(list)
     for record in records:
         if record.get("predicted") and ALNUM_RUN.search(record["predicted"]):
             groups[output_key(record["predicted"])].append(record)
@@ -82,7 +82,7 @@ def _own_similarity(predicted: str, own: Iterable[str]) -> float:
     return max(similarity(predicted, text) for text in own)
 
 
-def fits_other_reference(records: Sequence[Record]) -> dict[str, str]:
+def fits_other_reference(records: Sequence[EntryRecord]) -> dict[str, str]:
     """Entry id -> id of the entry whose reference its output (nearly) is."""
     rows = [r for r in records if r.get("predicted") and r.get("expected")]
     index: dict[str, list[int]] = defaultdict(list)
@@ -91,7 +91,7 @@ def fits_other_reference(records: Sequence[Record]) -> dict[str, str]:
             index[feature].append(j)
     found = {}
     for i, row in enumerate(rows):
-        predicted = row["predicted"]
+        predicted = str(row["predicted"])
         if letters(predicted) < MIN_LETTERS:
             continue
         own = [row["expected"], *(row.get("variants") or ())]

@@ -24,6 +24,8 @@ from pytest_mteval.corpus import Entry
 from pytest_mteval.languages import canonical
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
 from pytest_mteval.metrics.catalog import SEMANTIC
+from pytest_mteval.metrics.base import JSONDict, MetricContext
+from pytest_mteval.metrics.record import EntryRecord
 
 #: Languages of the bundled model, as ISO 639-1 and 639-3 codes.
 ENGLISH = frozenset({"en", "eng"})
@@ -114,7 +116,7 @@ class SemanticScore:
     def score_entry(self, entry: Entry, predicted: str) -> JSONDict:
         return self.score_batch([entry], [predicted])[0]
 
-    def aggregate(self, records: Sequence[Record]) -> JSONDict:
+    def aggregate(self, records: Sequence[EntryRecord]) -> JSONDict:
         return {
             "semantic_score": SEMANTIC.score(records),
             "semantic_model": self.embedder.name,

@@ -24,6 +24,8 @@ import regex
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
 from pytest_mteval.metrics.catalog import TERMINOLOGY
+from pytest_mteval.metrics.base import JSONDict, MetricContext
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import ResourceError
 from pytest_mteval.metrics.scripts import system_of_char
 from pytest_mteval.metrics.text import WORD_CHAR, nfc
@@ -73,7 +75,7 @@ class TerminologyAdherence:
             "terminology_adherence": 1 - len(missing) / len(required) if required else None,
         }
 
-    def aggregate(self, records: Sequence[Record]) -> JSONDict:
+    def aggregate(self, records: Sequence[EntryRecord]) -> JSONDict:
         required = sum(r.get("terminology_required") or 0 for r in records)
         return {
             "terminology_adherence": TERMINOLOGY.score(records),

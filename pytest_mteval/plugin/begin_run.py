@@ -17,7 +17,7 @@ import pytest_mteval
 from pytest_mteval.cards.baseline import BaselineError, load_baseline
 from pytest_mteval.cards.signing import SigningError, load_private_key
 from pytest_mteval.corpus import Corpus, CorpusError
-from pytest_mteval.errors import MtevalError, check_output_path
+from pytest_mteval.errors import MtevalError, SettingsError, check_output_path
 from pytest_mteval.llm.pricing import PriceError, load_prices
 from pytest_mteval.methods.audit import AuditError, audit_method
 from pytest_mteval.methods.loader import MethodLoadError, MethodSource, Registered, find_method
@@ -31,7 +31,7 @@ from pytest_mteval.metrics.fst import FstError
 from pytest_mteval.metrics.registry import builtin_metrics
 from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionError
-from pytest_mteval.plugin.options import Settings, SettingsError, read_settings
+from pytest_mteval.plugin.options import Settings, read_settings
 from pytest_mteval.run.cache import TranslationCache, fingerprint_components, method_fingerprint
 from pytest_mteval.run.method_args import check_method_args, public_config, secret_names
 from pytest_mteval.run.redaction import secrecy_of
@@ -144,8 +144,9 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         state.translator.fingerprint = method_fingerprint(*key)
         cache.describe(state.translator.fingerprint, fingerprint_components(*key))
     if settings.baseline is not None:
-        loaded = load_baseline(settings.baseline, corpus, settings.allow_dataset_change)
-        state.baseline, state.baseline_note = loaded.comparable, loaded.note
+        state.baseline_load = load_baseline(
+            settings.baseline, corpus, settings.allow_dataset_change
+        )
     card = load_method_card(settings.method_card) if settings.method_card else None
     return state, card
 

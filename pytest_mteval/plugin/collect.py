@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_mteval.cards.regressions import card_for_style, entry_verdict
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.run.redaction import WITHHELD_ERROR, redact_row
 from pytest_mteval.run.state import RunState
 
@@ -82,7 +83,7 @@ class EntryItem(pytest.Item):
         self.extra_keyword_matches.update(
             {f"domain_{entry.domain}", f"difficulty_{entry.difficulty}", f"segment_{entry.segment}"}
         )
-        self.record: dict[str, Any] | None = None
+        self.record: EntryRecord | None = None
 
     @property
     def state(self) -> RunState:
@@ -130,5 +131,5 @@ class EntryItem(pytest.Item):
         return self.path, None, f"mteval entry {entry.key} (batch {self.parent.number})"  # type: ignore[union-attr]
 
 
-def _texts(row: dict[str, Any]) -> tuple[Any, Any]:
+def _texts(row: EntryRecord) -> tuple[str | None, str | None]:
     return row.get("source"), row.get("expected")

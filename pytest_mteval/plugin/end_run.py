@@ -7,14 +7,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_mteval.cards.baseline import BaselineOutcome, BaselineUpdate, replace_baseline
 from pytest_mteval.cards.build import build_card
 from pytest_mteval.cards.gate import GateVerdict, evaluate_gate
-from pytest_mteval.cards.runcard import RunCardError, replace, seal, write_new
+from pytest_mteval.cards.runcard import (
+    RunCardError,
+    check_before_sealing,
+    not_json,
+    seal,
+    write_new,
+)
 from pytest_mteval.cards.signing import sign
 from pytest_mteval.history.index import coverage
 from pytest_mteval.methods.audit import audit_flags
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import MethodResult
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.run.cache import cache_totals
 from pytest_mteval.run.ledger import incompleteness
 from pytest_mteval.run.record import build_record
@@ -25,11 +33,21 @@ from pytest_mteval.run.state import RunState
 @dataclass
 class FinishedRun:
     card: dict[str, Any]
-    card_path: str
+    #: Where the sealed card was written, or None with why not (``problem``).
+    path: Path | None
     verdict: GateVerdict
     report_path: str | None = None
     planted: bool = False  # someone else created the card path during the run
-    written: bool = True
+    problem: str | None = None
+
+    @property
+    def written(self) -> bool:
+        return self.path is not None
+
+    @property
+    def card_path(self) -> str:
+        """Where the card is, as the summary shows it."""
+        return str(self.path) if self.path is not None else f"NOT WRITTEN: {self.problem}"
 
 
 def finish_run(
@@ -80,14 +98,18 @@ def finish_run(
     extend(card)
     if state.secrecy.withheld:
         redact_card(card, state.secrecy, records)
-    seal(card)
-    if state.signer is not None:
-        sign(card, state.signer)
+    check_before_sealing(card)  # RunCardError: a card that fails its own schema is not sealed
     try:
-        path = str(write_new(card, target))
+        seal(card)
+        if state.signer is not None:
+            sign(card, state.signer)
+        path = write_new(card, target)
+    except (TypeError, ValueError) as exc:  # a set, an object, NaN: found by the encoder
+        where = not_json(card) or "the card"
+        raise RunCardError(f"run card refused: field {where!r} is not plain JSON ({exc})") from None
     except (OSError, RunCardError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return FinishedRun(card, f"NOT WRITTEN: {why}", verdict, planted=planted, written=False)
+        return FinishedRun(card, None, verdict, planted=planted, problem=why)
     report = None
     if state.settings.html is not None:
         from pytest_mteval.reports.run_html import write_run_report  # matplotlib: only if asked
@@ -109,7 +131,7 @@ def _filters(state: RunState) -> list[str]:
     return [name for name, given in named.items() if given]
 
 
-def lost_record(state: RunState, key: str, reason: str) -> dict[str, Any]:
+def lost_record(state: RunState, key: str, reason: str) -> EntryRecord:
     """The row of an entry whose item never reported: an error saying why."""
     index = state.index_of[key]
     batch = state.batch_of_name[state.names[index]]
@@ -117,20 +139,25 @@ def lost_record(state: RunState, key: str, reason: str) -> dict[str, Any]:
     return build_record(state.corpus.entries[index], index, batch, result, state.builtin_metrics)
 
 
-def update_baseline(state: RunState, card: dict[str, Any], passed: bool) -> str:
-    """Write a passing, complete run's card over the baseline; say what happened."""
+def update_baseline(state: RunState, card: dict[str, Any], passed: bool) -> BaselineUpdate:
+    """Write a passing, complete run's card over the baseline (``--mteval-update-baseline``)."""
     settings = state.settings
-    if settings.baseline is None:
-        return "not updated: --mteval-update-baseline needs --mteval-baseline"
-    if not passed:
-        return "not updated: the run did not pass"
-    if card.get("complete") is False:
-        return f"not updated: the run is incomplete ({card.get('incomplete_reason')})"
     filtered = settings.segments or settings.domains or settings.difficulties or settings.entries
-    if filtered or len(state.records) != len(state.corpus.entries):
+    whole = not filtered and len(state.records) == len(state.corpus.entries)
+    return replace_baseline(settings.baseline, card, passed, whole)
+
+
+def baseline_message(update: BaselineUpdate) -> str:
+    """What the terminal says after ``baseline``."""
+    outcome = update.outcome
+    if outcome is BaselineOutcome.NO_BASELINE:
+        return "not updated: --mteval-update-baseline needs --mteval-baseline"
+    if outcome is BaselineOutcome.RUN_FAILED:
+        return "not updated: the run did not pass"
+    if outcome is BaselineOutcome.INCOMPLETE:
+        return f"not updated: the run is incomplete ({update.detail})"
+    if outcome is BaselineOutcome.PARTIAL:
         return "not updated: the run did not cover the whole corpus"
-    try:
-        replace(card, settings.baseline)
-    except OSError as exc:
-        return f"NOT WRITTEN to {settings.baseline}: {exc.strerror or exc}"
-    return f"written to {settings.baseline}"
+    if outcome is BaselineOutcome.WRITE_FAILED:
+        return f"NOT WRITTEN to {update.path}: {update.detail}"
+    return f"written to {update.path}"

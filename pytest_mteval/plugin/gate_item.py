@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import pytest
 
 from pytest_mteval.cards.gate import GateVerdict, gate_lines
+from pytest_mteval.run.state import BaselineLoad
 
 GATE_NODEID = "mteval::gate"
 GATE_LOCATION = ("mteval", None, "mteval gate")
@@ -53,6 +54,6 @@ def gate_reports(
     ]
 
 
-def baseline_note(note: str, update_baseline: bool) -> str:
+def baseline_note(load: BaselineLoad | None, update_baseline: bool) -> str:
     """The baseline note, without the hint to pass a flag the user already passed."""
-    return note.split(" (write one with")[0] if update_baseline else note
+    return "" if load is None else load.describe(hint=not update_baseline)

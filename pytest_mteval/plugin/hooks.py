@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from pytest_mteval.cards.baseline import BaselineUpdate
 from pytest_mteval.cards.gate import gate_lines
 from pytest_mteval.cards.identity import planned_fingerprint
 from pytest_mteval.corpus import Entry
@@ -26,7 +27,12 @@ from pytest_mteval.methods.registry import installed_methods
 from pytest_mteval.plugin import hookspecs
 from pytest_mteval.plugin.begin_run import StartError, start_run
 from pytest_mteval.plugin.collect import CorpusFile, EntryItem
-from pytest_mteval.plugin.end_run import FinishedRun, finish_run, update_baseline
+from pytest_mteval.plugin.end_run import (
+    FinishedRun,
+    baseline_message,
+    finish_run,
+    update_baseline,
+)
 from pytest_mteval.plugin.gate_item import GATE_LOCATION, GATE_NODEID, baseline_note, gate_reports
 from pytest_mteval.plugin.options import add_options
 from pytest_mteval.plugin.sweep_command import run_sweep_command
@@ -137,7 +143,7 @@ class ActiveRun:
         self.method_card = card
         self.finished: FinishedRun | None = None
         self.estimate: dict[str, Any] | None = None
-        self.baseline_written: str | None = None
+        self.baseline_update: BaselineUpdate | None = None
         self.history_lines: list[str] = []
         self.ledger = Ledger(
             {name: e.key for name, e in zip(state.names, state.corpus.entries, strict=True)}
@@ -296,9 +302,9 @@ class ActiveRun:
             _fail(session)
         elif self.state.settings.update_baseline:
             passed = session.exitstatus == pytest.ExitCode.OK
-            self.baseline_written = update_baseline(self.state, self.finished.card, passed)
-            if self.baseline_written.startswith("NOT WRITTEN"):
-                self.finish_failure = f"baseline {self.baseline_written}"
+            self.baseline_update = update_baseline(self.state, self.finished.card, passed)
+            if self.baseline_update.failed:
+                self.finish_failure = f"baseline {baseline_message(self.baseline_update)}"
                 _fail(session)
 
     def _history(self) -> None:
@@ -324,7 +330,7 @@ class ActiveRun:
         """The gate as the session's last item, ``mteval::gate``, counted by every reporter."""
         assert self.finished is not None
         settings = self.state.settings
-        note = baseline_note(self.state.baseline_note, settings.update_baseline)
+        note = baseline_note(self.state.baseline_load, settings.update_baseline)
         notes = [note] if note and self.state.baseline is None else []
         hook = self.config.hook
         session.testscollected += 1
@@ -366,13 +372,15 @@ class ActiveRun:
             return
         failed = not finished.verdict.passed
         terminalreporter.section("mteval gate", red=failed, green=not failed)
-        note = baseline_note(self.state.baseline_note, settings.update_baseline)
-        if note and (self.state.baseline is None or "dataset changed" in note):
+        load = self.state.baseline_load
+        note = baseline_note(load, settings.update_baseline)
+        changed = load is not None and load.dataset_change is not None
+        if note and (self.state.baseline is None or changed):
             terminalreporter.write_line(note)  # the gate lines name a baseline already
         for line in gate_lines(finished.verdict):
             terminalreporter.write_line(line)
-        if self.baseline_written:
-            terminalreporter.write_line(f"baseline {self.baseline_written}")
+        if self.baseline_update is not None:
+            terminalreporter.write_line(f"baseline {baseline_message(self.baseline_update)}")
 
 
 class XdistHooks:

@@ -16,7 +16,7 @@ import pytest
 
 from pytest_mteval.cards.gate import GateOptionError, GateOptions, parse_metric_gate
 from pytest_mteval.cards.regressions import EntryGateOptions
-from pytest_mteval.errors import MtevalError
+from pytest_mteval.errors import SettingsError
 
 #: (option suffix, help, default) for options that take one value.
 _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
@@ -92,10 +92,6 @@ def add_options(parser: pytest.Parser) -> None:
 
 def _dest(name: str) -> str:
     return "mteval_" + name.replace("-", "_")
-
-
-class SettingsError(MtevalError):
-    """An option value that cannot be used; the message names the option."""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from pytest_mteval.metrics.record import as_records
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
 from pytest_mteval.scoring.comparable import card_profile, entry_statistic
@@ -48,8 +49,8 @@ def domain_slice(card: Mapping[str, Any], domain: str) -> Slice | None:
 def _interval(card: Mapping[str, Any], domain: str) -> tuple[float | None, float | None]:
     scores: Mapping[str, Any] = card.get("scores") or {}
     rows = [
-        dict(r)
-        for r in card.get("results") or []
+        r
+        for r in as_records(card.get("results") or [])
         if str(r.get("domain") if r.get("domain") is not None else "unknown") == domain
     ]
     if not rows or any(not r.get("expected") for r in rows):

@@ -8,11 +8,14 @@ stays withheld: the page shows what the card holds, nothing more.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+import difflib
+from collections.abc import Mapping
 from typing import Any, Final
 
 from pytest_mteval.cards.char_diff import Kind, render
 from pytest_mteval.cards.regressions import EntryGateOptions, regression_reasons
 from pytest_mteval.metrics import catalog
+from pytest_mteval.metrics.record import EntryRecord, as_records
 from pytest_mteval.reports import plots
 from pytest_mteval.reports.page import (
     checkbox,
@@ -160,7 +163,7 @@ def _entry_flags(card: Mapping[str, Any]) -> dict[str, list[str]]:
 def _entries(
     card: Mapping[str, Any], baseline: Comparable | None, options: EntryGateOptions
 ) -> str:
-    rows: Sequence[Mapping[str, Any]] = card.get("results") or []
+    rows = as_records(card.get("results") or [])
     withheld = text_withheld(card)
     flags_of = _entry_flags(card)
     domains = sorted({_label(r.get("domain")) for r in rows})
@@ -197,7 +200,7 @@ def _entries(
 
 
 def _entry_row(
-    row: Mapping[str, Any],
+    row: EntryRecord,
     flags_of: Mapping[str, list[str]],
     withheld: bool,
     baseline: Comparable | None,
@@ -237,7 +240,7 @@ def _entry_row(
             text_cell("" if predicted is None else predicted, css="text"),
         ]
     if baseline is not None:
-        old = (before or {}).get("predicted")
+        old = before.get("predicted") if before is not None else None
         new = row.get("predicted")
         shown = reasons and not withheld and isinstance(old, str)
         diff = _diff(old, new) if shown and isinstance(old, str) and isinstance(new, str) else ""

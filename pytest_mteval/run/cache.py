@@ -31,6 +31,7 @@ from typing import Any, Final
 from pytest_mteval.corpus import Entry
 from pytest_mteval.errors import MtevalError, parse_json
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.run.result_model import ResultProblem, validate_result
 from pytest_mteval.run.translate import method_view
 
@@ -210,7 +211,7 @@ def store(
         cache.put(fingerprint, view, result)
 
 
-def cache_totals(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def cache_totals(records: Sequence[EntryRecord]) -> dict[str, Any]:
     """Cache hits of a run, and what those results cost when they were first made."""
     hits = [r for r in records if r.get("cached")]
     costs = [r.get("cost_usd") for r in hits]

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_mteval.errors import SettingsError
 from pytest_mteval.llm.client import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL
 from pytest_mteval.methods.manifest import MethodManifest
 from pytest_mteval.methods.protocol import RunConfig
-from pytest_mteval.plugin.options import SettingsError
 from pytest_mteval.run.audit_log import AuditLog
 from pytest_mteval.run.gateway import Gateway, GatewayConfig, allowed_models
 from pytest_mteval.run.method_ref import method_ref

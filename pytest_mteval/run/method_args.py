@@ -17,9 +17,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Final
 
+from pytest_mteval.errors import SettingsError
 from pytest_mteval.methods.manifest import MethodManifest
 from pytest_mteval.methods.protocol import RunConfig
-from pytest_mteval.plugin.options import SettingsError
 
 #: Environment variable names that hold credentials.
 CREDENTIAL_NAME: Final = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)

@@ -1,4 +1,4 @@
-"""One entry's record: its translation and every per-entry metric, as plain JSON data.
+"""One entry's record from a method's result: the translation, then every selected metric.
 
 Records are built where the translation happened (an xdist worker, perhaps) and travel to the
 controller on the test report, so they carry sufficient statistics rather than objects.
@@ -6,15 +6,14 @@ controller on the test report, so they carry sufficient statistics rather than o
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 from pytest_mteval.corpus import Entry
 from pytest_mteval.methods.protocol import MethodResult
-from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.base import Metric
-from pytest_mteval.metrics.match import exact_match
+from pytest_mteval.metrics.record import EntryRecord, new_record
 
 #: Result fields copied onto the record as they came from the method.
 _PASSTHROUGH = (
@@ -35,65 +34,52 @@ def build_record(
     result: MethodResult,
     builtin: Sequence[Metric] = (),
     plugins: Sequence[Metric] = (),
-) -> dict[str, Any]:
+) -> EntryRecord:
     predicted = result.get("predicted")
-    error = result.get("error")
-    record: dict[str, Any] = {
-        "entry_id": entry.key,
-        "index": index,
-        "batch": batch,
-        "source": entry.source,
-        "expected": entry.reference,
-        "variants": list(entry.variants),
-        "raw_predicted": result.get("raw_predicted", predicted),
-        "predicted": predicted,
-        "error": error,
-        "segment": entry.segment,
-        "difficulty": entry.difficulty,
-        "domain": entry.domain,
-        "provenance": entry.provenance,
-        "latency_s": result.get("latency_s"),
-        "exact_match": None,
-        "chrf_score": None,
-        "bleu_score": None,
-        "ter_score": None,
-        "length_ratio": None,
-        "stats": None,
-        "plugin_metrics": {},
-    }
+    record = new_record(
+        entry.key,
+        entry.source,
+        entry.reference,
+        predicted,
+        result.get("error"),
+        index=index,
+        batch=batch,
+        variants=entry.variants,
+        raw_predicted=result.get("raw_predicted", predicted),
+        segment=entry.segment,
+        difficulty=entry.difficulty,
+        domain=entry.domain,
+        provenance=entry.provenance,
+        latency_s=result.get("latency_s"),
+    )
     for key in _PASSTHROUGH:
         if key in result:
             record[key] = result[key]  # type: ignore[literal-required]
     record.setdefault("tool_call_count", len(record.get("tool_calls") or []))
-    if error is not None or not isinstance(predicted, str):
+    if predicted is None or record["stats"] is None:
         for metric in builtin:  # what a failure counts for (morphology: its gold units)
             score_failed = getattr(metric, "score_failed", None)
             if score_failed is not None:
                 with _recorded_failure(record, metric.name):
-                    record.update(score_failed(entry))
+                    add_fields(record, score_failed(entry))
         return record
-    stats = sacre.segment_stats(predicted, entry.reference)
-    scores = sacre.sentence_scores(stats)
-    record.update(
-        exact_match=exact_match(predicted, entry.reference),
-        chrf_score=scores["chrf"],
-        bleu_score=scores["bleu"],
-        ter_score=scores["ter"],
-        length_ratio=len(predicted) / len(entry.reference) if entry.reference else None,
-        stats=stats,
-    )
     for metric in builtin:
         if not hasattr(metric, "score_batch"):
             with _recorded_failure(record, metric.name):
-                record.update(metric.score_entry(entry, predicted))
+                add_fields(record, metric.score_entry(entry, predicted))
     for metric in plugins:
         with _recorded_failure(record, metric.name):
             record["plugin_metrics"][metric.name] = metric.score_entry(entry, predicted)
     return record
 
 
+def add_fields(record: EntryRecord, fields: Mapping[str, Any]) -> None:
+    """A metric's per-entry fields onto the record (the keys ``EntryRecord`` declares)."""
+    record.update(cast(EntryRecord, fields))
+
+
 @contextmanager
-def _recorded_failure(record: dict[str, Any], metric: str) -> Iterator[None]:
+def _recorded_failure(record: EntryRecord, metric: str) -> Iterator[None]:
     """A metric that fails on one entry leaves a note there; the translation and every other
     score of the entry are kept, and the entry is never translated again."""
     try:
@@ -103,7 +89,7 @@ def _recorded_failure(record: dict[str, Any], metric: str) -> Iterator[None]:
 
 
 def score_batches(
-    entries: Sequence[Entry], records: Sequence[dict[str, Any]], builtin: Sequence[Metric]
+    entries: Sequence[Entry], records: Sequence[EntryRecord], builtin: Sequence[Metric]
 ) -> None:
     """Run the metrics that score a whole batch at once (an embedder, say) on its records."""
     scored = [(e, r) for e, r in zip(entries, records, strict=True) if r["stats"] is not None]
@@ -120,4 +106,4 @@ def score_batches(
                 record.setdefault("metric_errors", {})[metric.name] = f"{type(exc).__name__}: {exc}"
             continue
         for (_, record), output in zip(scored, outputs, strict=True):
-            record.update(output)
+            add_fields(record, output)

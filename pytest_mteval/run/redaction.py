@@ -20,9 +20,10 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from pytest_mteval.corpus import Corpus
+from pytest_mteval.metrics.record import EntryRecord, as_records
 from pytest_mteval.run.secret_corpus import MAGIC
 from pytest_mteval.scoring.comparable import row_stats
 
@@ -73,7 +74,7 @@ def secrecy_of(corpus: Corpus, scores_only: bool) -> Secrecy:
 
 
 def redact_card(
-    card: dict[str, Any], secrecy: Secrecy, records: Sequence[Mapping[str, Any]] = ()
+    card: dict[str, Any], secrecy: Secrecy, records: Sequence[EntryRecord] = ()
 ) -> dict[str, Any]:
     """Withhold every text of an unsealed card in place (see the module docstring).
 
@@ -109,9 +110,10 @@ def redact_card(
 
 def redact_row(
     row: Mapping[str, Any], dropped: set[str] | None = None, with_stats: bool = True
-) -> dict[str, Any]:
+) -> EntryRecord:
     """A row or record with its text withheld; names of dropped fields go to ``dropped``.
-    ``with_stats``: keep (or compute) every family's sufficient statistics."""
+    ``with_stats``: keep (or compute) every family's sufficient statistics. The text fields
+    are None: the shape of a secret run's card row."""
     dropped = set() if dropped is None else dropped
     out: dict[str, Any] = dict.fromkeys(TEXT_FIELDS)
     for key, value in row.items():
@@ -134,9 +136,9 @@ def redact_row(
         else:
             dropped.add(key)
     # every family's counts, an errored entry's too (as an empty output against its reference)
-    out["stats"] = row_stats(dict(row)) if with_stats else None
+    out["stats"] = row_stats(as_records([row])[0]) if with_stats else None
     out["text_withheld"] = True
-    return out
+    return cast(EntryRecord, out)
 
 
 def _texts(rows: Sequence[Mapping[str, Any]]) -> set[str]:

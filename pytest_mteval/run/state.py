@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -18,6 +19,7 @@ from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.methods.loader import MethodSource
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 from pytest_mteval.metrics.base import Metric
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.plugin.options import Settings
 from pytest_mteval.run.batches import BatchTranslator
 from pytest_mteval.run.record import build_record, score_batches
@@ -41,6 +43,33 @@ def item_names(entries: Sequence[Entry]) -> list[str]:
     return names
 
 
+@dataclass(frozen=True)
+class BaselineLoad:
+    """The baseline a run is gated against (``--mteval-baseline``), or None when there is no
+    file at ``path`` yet (loaded by ``cards/baseline.py``)."""
+
+    path: Path
+    comparable: Comparable | None
+    #: How the baseline's data differs from the corpus, when that was allowed.
+    dataset_change: str | None = None
+
+    @property
+    def note(self) -> str:
+        return self.describe(hint=True)
+
+    def describe(self, hint: bool) -> str:
+        """One line on the baseline; ``hint``: say how to write one when there is none."""
+        if self.comparable is None:
+            text = f"no baseline at {self.path} yet: nothing to compare with"
+            return text + " (write one with --mteval-update-baseline)" if hint else text
+        note = f"baseline {self.comparable.describe()}"
+        if self.dataset_change is not None:
+            note += (
+                f"; dataset changed ({self.dataset_change}), compared over unchanged entries only"
+            )
+        return note
+
+
 @dataclass
 class RunState:
     settings: Settings
@@ -49,12 +78,11 @@ class RunState:
     run_config: RunConfig
     builtin_metrics: list[Metric] = field(default_factory=list)
     plugin_metrics: list[Metric] = field(default_factory=list)
-    records: dict[str, dict[str, Any]] = field(default_factory=dict)
-    baseline: Comparable | None = None
-    baseline_note: str = ""
+    records: dict[str, EntryRecord] = field(default_factory=dict)
+    baseline_load: BaselineLoad | None = None
     _method: TranslationMethod | None = None
     isolation: Any = None  # run/isolation.py: runner process, sandbox, gateway
-    _local: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _local: dict[str, EntryRecord] = field(default_factory=dict)
     secrecy: Secrecy = field(default_factory=Secrecy)  # text withheld? (run/redaction.py)
     audit: dict[str, Any] | None = None  # the method folder's static audit, for the card
     signer: Ed25519PrivateKey | None = None  # signs the sealed card (--mteval-sign-key)
@@ -79,6 +107,15 @@ class RunState:
         )
 
     @property
+    def baseline(self) -> Comparable | None:
+        return None if self.baseline_load is None else self.baseline_load.comparable
+
+    @property
+    def baseline_note(self) -> str:
+        """The baseline's note as the card records it ("" without --mteval-baseline)."""
+        return "" if self.baseline_load is None else self.baseline_load.note
+
+    @property
     def runner(self) -> MethodRunner:
         return self.translator.runner
 
@@ -96,7 +133,7 @@ class RunState:
             if key in self.index_of
         ]
 
-    def record_for(self, index: int) -> dict[str, Any]:
+    def record_for(self, index: int) -> EntryRecord:
         """The entry's record, translating its whole batch on first use in this process."""
         key = self.corpus.entries[index].key
         if key not in self._local:

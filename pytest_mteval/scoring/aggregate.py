@@ -16,6 +16,8 @@ from typing import Any
 from pytest_mteval.metrics.base import Record
 from pytest_mteval.metrics.catalog import BLEU, CHRF_PLUS_PLUS, EXACT_MATCH, TER
 from pytest_mteval.metrics.definition import MetricDefinition
+from pytest_mteval.metrics import sacre
+from pytest_mteval.metrics.record import EntryRecord
 
 
 def quantile(values: Sequence[float], q: float) -> float | None:
@@ -29,13 +31,13 @@ def quantile(values: Sequence[float], q: float) -> float | None:
 
 
 def definition_scores(
-    records: Sequence[Record], definitions: Iterable[MetricDefinition]
+    records: Sequence[EntryRecord], definitions: Iterable[MetricDefinition]
 ) -> dict[str, float | None]:
     """Each definition's score of the records (a plugin family's run-level metrics)."""
     return {d.name: d.score(records) for d in definitions}
 
 
-def quality_scores(records: Sequence[Record]) -> dict[str, Any]:
+def quality_scores(records: Sequence[EntryRecord]) -> dict[str, Any]:
     """Counts, rates and corpus scores of one group of records."""
     errors = sum(1 for r in records if r["error"] is not None)
     exact = sum(1 for r in records if r["exact_match"])
@@ -49,9 +51,9 @@ def quality_scores(records: Sequence[Record]) -> dict[str, Any]:
     }
 
 
-def speed_scores(records: Sequence[Record], elapsed_s: float) -> dict[str, Any]:
+def speed_scores(records: Sequence[EntryRecord], elapsed_s: float) -> dict[str, Any]:
     """Latency distribution and throughput (spec §3.4, §3.6)."""
-    latencies = [float(r["latency_s"]) for r in records if r.get("latency_s") is not None]
+    latencies = [float(s) for r in records if (s := r.get("latency_s")) is not None]
     translated = sum(1 for r in records if r["error"] is None)
     tokens = sum(_tokens(r) for r in records)
     return {
@@ -64,13 +66,13 @@ def speed_scores(records: Sequence[Record], elapsed_s: float) -> dict[str, Any]:
 
 
 def breakdown(
-    records: Sequence[Record],
-    key: Callable[[Record], Any],
-    extra: Callable[[Sequence[Record]], dict[str, Any]] | None = None,
+    records: Sequence[EntryRecord],
+    key: Callable[[EntryRecord], Any],
+    extra: Callable[[Sequence[EntryRecord]], dict[str, Any]] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Quality scores per group (difficulty, provenance, domain), groups in sorted order;
     ``extra`` adds what the caller computes per group (the composite)."""
-    groups: dict[str, list[Record]] = {}
+    groups: dict[str, list[EntryRecord]] = {}
     for record in records:
         value = key(record)
         groups.setdefault("unknown" if value is None else str(value), []).append(record)
@@ -80,7 +82,7 @@ def breakdown(
     }
 
 
-def _group_scores(records: Sequence[Record]) -> dict[str, Any]:
+def _group_scores(records: Sequence[EntryRecord]) -> dict[str, Any]:
     scores = quality_scores(records)
     return {
         "count": scores["total"],
@@ -90,6 +92,6 @@ def _group_scores(records: Sequence[Record]) -> dict[str, Any]:
     }
 
 
-def _tokens(record: Record) -> int:
+def _tokens(record: EntryRecord) -> int:
     usage = record.get("usage") or {}
     return int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)

@@ -21,10 +21,15 @@ from typing import Any, Final
 from pytest_mteval.metrics import catalog, sacre
 from pytest_mteval.metrics.definition import family_stats
 from pytest_mteval.metrics.match import exact_match
+from pytest_mteval.metrics.record import (
+    EntryRecord,
+    SegmentStats,
+    as_records,
+    new_record,
+    number,
+)
 from pytest_mteval.scoring import composite as scoring
 from pytest_mteval.scoring.bootstrap import Statistic, of_definition, ratio_statistic
-
-Row = dict[str, Any]
 
 #: Metrics a reference-harness report is re-scored with, from its own predictions.
 _HARNESS_METRICS: Final = (catalog.CHRF_PLUS_PLUS, catalog.BLEU, catalog.TER, catalog.EXACT_MATCH)
@@ -43,7 +48,7 @@ class Comparable:
     profile: str
     metrics: dict[str, float | None]
     composite: float | None
-    rows: dict[str, Row]
+    rows: dict[str, EntryRecord]
     run_card_hash: str | None = None
     #: Entries the run counts as hallucinated, cross-entry findings included (the card's
     #: ``hallucination.hallucination_entries``; see ``entry_statistic``).
@@ -76,7 +81,7 @@ def from_card(
     profile = card_profile(card)
     metrics = {name: _number(scores.get(name)) for name in catalog.names()}
     recorded = _number(scores.get("composite"))
-    rows = {str(r["entry_id"]): dict(r) for r in records or card.get("results") or []}
+    rows = {str(r["entry_id"]): r for r in as_records(records or card.get("results") or [])}
     return Comparable(
         path=path,
         origin="run card",
@@ -104,9 +109,9 @@ def card_profile(card: Mapping[str, Any]) -> str:
 
 def from_harness_report(report: Mapping[str, Any], path: str) -> Comparable:
     """A reference-harness report, re-scored from its own predictions with our metric code."""
-    rows: dict[str, Row] = {}
-    for entry in report["entries"]:
-        row = harness_row(entry)
+    rows: dict[str, EntryRecord] = {}
+    for index, entry in enumerate(report["entries"]):
+        row = harness_row(entry, index)
         rows[row["entry_id"]] = row
     ordered = list(rows.values())
     metrics: dict[str, float | None] = dict.fromkeys(catalog.names())
@@ -138,45 +143,27 @@ def from_harness_report(report: Mapping[str, Any], path: str) -> Comparable:
     )
 
 
-def harness_row(entry: Mapping[str, Any]) -> Row:
-    """One reference-harness entry in the shape of our records, scored by our code."""
+def harness_row(entry: Mapping[str, Any], index: int = 0) -> EntryRecord:
+    """One reference-harness entry as our record, scored by our code."""
     error = entry.get("error") or None
     predicted = entry.get("predicted")
     if error is not None or not isinstance(predicted, str):
         predicted = None
-    expected = str(entry.get("expected") or "")
-    row: Row = {
-        "entry_id": str(entry["id"]),
-        "source": str(entry.get("source") or ""),
-        "expected": expected,
-        "variants": [],
-        "predicted": predicted,
-        "error": None if error is None else str(error),
-        "exact_match": None,
-        "chrf_score": None,
-        "bleu_score": None,
-        "ter_score": None,
-        "length_ratio": None,
-        "fst_valid": None,
-        "fst_rejected_words": None,
-        "latency_s": entry.get("latency_s"),
-        "cost_usd": entry.get("cost_usd"),
-        "stats": None,
-    }
-    stats = row_stats(row)
-    if predicted is not None:
-        scores = sacre.sentence_scores(stats)
-        row.update(
-            exact_match=exact_match(predicted, expected),
-            chrf_score=scores["chrf"],
-            bleu_score=scores["bleu"],
-            ter_score=scores["ter"],
-            length_ratio=len(predicted) / len(expected) if expected else None,
-        )
+    row = new_record(
+        str(entry["id"]),
+        str(entry.get("source") or ""),
+        str(entry.get("expected") or ""),
+        predicted,
+        None if error is None else str(error),
+        index=index,
+        latency_s=entry.get("latency_s"),
+    )
+    row.update({"cost_usd": entry.get("cost_usd"), "fst_valid": None, "fst_rejected_words": None})
+    row_stats(row)
     return row
 
 
-def row_stats(row: Row) -> dict[str, list[float]]:
+def row_stats(row: EntryRecord) -> SegmentStats:
     """Every family's sufficient statistics of the row, kept on it (computed once)."""
     stats = {family: family_stats(row, family) for family in sacre.FAMILIES}
     row["stats"] = stats

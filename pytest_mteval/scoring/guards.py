@@ -8,14 +8,13 @@ at the run as a whole, from the per-entry records, for the ways of scoring witho
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypedDict
+from typing import Final, TypedDict
 
 from pytest_mteval.metrics.match import exact_match, normalize, output_key
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.scoring.composite import CANDIDATE_LABEL, TIERS, UNSCORED
-
-Record = Mapping[str, Any]
 
 #: The best tier a flagged run may claim.
 CAPPED_TIER: Final = "emerging"
@@ -50,7 +49,9 @@ class Thresholds:
 DEFAULT_THRESHOLDS: Final = Thresholds()
 
 
-def run_flags(records: Sequence[Record], thresholds: Thresholds = DEFAULT_THRESHOLDS) -> list[Flag]:
+def run_flags(
+    records: Sequence[EntryRecord], thresholds: Thresholds = DEFAULT_THRESHOLDS
+) -> list[Flag]:
     """Every flag the run raises, in a fixed order; an empty list means none."""
     answered = [r for r in records if r.get("error") is None]
     flags = [
@@ -74,19 +75,19 @@ def cap_tier(tier: str, flags: Sequence[Flag]) -> str:
     return tier if order.index(plain) >= order.index(CAPPED_TIER) else CAPPED_TIER
 
 
-def _prediction(record: Record) -> str:
+def _prediction(record: EntryRecord) -> str:
     predicted = record.get("predicted")
     return predicted if isinstance(predicted, str) else ""
 
 
-def _sanctioned(record: Record) -> set[str]:
+def _sanctioned(record: EntryRecord) -> set[str]:
     """The outputs the corpus itself accepts for an entry: its reference and variants."""
     return {output_key(str(record["expected"]))} | {
         output_key(str(v)) for v in record.get("variants") or []
     }
 
 
-def _ids(records: Sequence[Record]) -> list[str]:
+def _ids(records: Sequence[EntryRecord]) -> list[str]:
     return [str(r["entry_id"]) for r in records]
 
 
@@ -94,7 +95,7 @@ def _share(part: int, whole: int) -> float:
     return part / whole if whole else 0.0
 
 
-def _errors(records: Sequence[Record], t: Thresholds) -> Flag | None:
+def _errors(records: Sequence[EntryRecord], t: Thresholds) -> Flag | None:
     errored = [r for r in records if r.get("error") is not None]
     if not errored or _share(len(errored), len(records)) < t.error_share:
         return None
@@ -105,7 +106,7 @@ def _errors(records: Sequence[Record], t: Thresholds) -> Flag | None:
     )
 
 
-def _empty_outputs(answered: Sequence[Record], t: Thresholds) -> Flag | None:
+def _empty_outputs(answered: Sequence[EntryRecord], t: Thresholds) -> Flag | None:
     empty = [r for r in answered if not output_key(_prediction(r))]
     if not empty or _share(len(empty), len(answered)) < t.empty_share:
         return None
@@ -116,13 +117,13 @@ def _empty_outputs(answered: Sequence[Record], t: Thresholds) -> Flag | None:
     )
 
 
-def _repeated_outputs(answered: Sequence[Record], t: Thresholds) -> Flag | None:
-    groups: defaultdict[str, list[Record]] = defaultdict(list)
+def _repeated_outputs(answered: Sequence[EntryRecord], t: Thresholds) -> Flag | None:
+    groups: defaultdict[str, list[EntryRecord]] = defaultdict(list)
     for record in answered:
         output = output_key(_prediction(record))
         if output:
             groups[output].append(record)
-    repeated: list[Record] = []
+    repeated: list[EntryRecord] = []
     examples: list[str] = []
     for output, group in groups.items():
         # Paraphrased sources that the corpus itself translates alike share a reference, so
@@ -147,7 +148,7 @@ def _repeated_outputs(answered: Sequence[Record], t: Thresholds) -> Flag | None:
     )
 
 
-def _copied_sources(answered: Sequence[Record], t: Thresholds) -> Flag | None:
+def _copied_sources(answered: Sequence[EntryRecord], t: Thresholds) -> Flag | None:
     copied = [
         r
         for r in answered
@@ -164,12 +165,12 @@ def _copied_sources(answered: Sequence[Record], t: Thresholds) -> Flag | None:
     )
 
 
-def _has_variants(record: Record) -> bool:
+def _has_variants(record: EntryRecord) -> bool:
     reference = normalize(str(record["expected"]))
     return any(normalize(str(v)) != reference for v in record.get("variants") or [])
 
 
-def _perfect_on_variants(answered: Sequence[Record], t: Thresholds) -> Flag | None:
+def _perfect_on_variants(answered: Sequence[EntryRecord], t: Thresholds) -> Flag | None:
     with_variants = [r for r in answered if _has_variants(r)]
     if len(with_variants) < t.variants_min_entries:
         return None

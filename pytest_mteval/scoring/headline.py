@@ -13,6 +13,7 @@ from typing import Any
 
 from pytest_mteval.metrics import catalog
 from pytest_mteval.metrics.base import Record
+from pytest_mteval.metrics.record import EntryRecord, as_records
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
 from pytest_mteval.scoring.guards import cap_tier, run_flags
@@ -25,7 +26,7 @@ def interval_metrics() -> tuple[str, ...]:
 
 
 def statistics_of(
-    records: Sequence[Record],
+    records: Sequence[EntryRecord],
     scores: Mapping[str, Any],
     profile: str,
     hallucinated: frozenset[str] = frozenset(),
@@ -47,7 +48,7 @@ def statistics_of(
 
 
 def judge_run(
-    records: Sequence[Record],
+    records: Sequence[EntryRecord],
     scores: Mapping[str, Any],
     profile: str,
     statistics: Mapping[str, stats.Statistic],

@@ -13,9 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
-from pytest_mteval.scoring.comparable import Comparable, Row, constant_statistic, entry_statistic
+from pytest_mteval.scoring.comparable import Comparable, constant_statistic, entry_statistic
 
 COMPOSITE: Final = "composite"
 
@@ -167,8 +168,8 @@ def _statistics(
     names: Sequence[str],
     baseline: Comparable,
     current: Comparable,
-    base_rows: Sequence[Row],
-    now_rows: Sequence[Row],
+    base_rows: Sequence[EntryRecord],
+    now_rows: Sequence[EntryRecord],
 ) -> tuple[dict[str, stats.Statistic], dict[str, stats.Statistic], set[str]]:
     base: dict[str, stats.Statistic] = {}
     now: dict[str, stats.Statistic] = {}

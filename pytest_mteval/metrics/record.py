@@ -1,0 +1,154 @@
+"""The entry record: one entry's translation and every per-entry score, and its one builder.
+
+A record is made where the translation happened (an xdist worker, perhaps), crosses to the
+controller as a JSON string and is read back with ``json.loads``; a run has 10k-100k of them.
+So it is a ``TypedDict`` (a plain dict at run time, no validation cost per entry) rather than a
+model, and every key any of our code reads is declared here with its type. Per-metric fields
+are optional: a metric that was not selected leaves none. A reference-harness report's entries
+are re-scored into the same shape by the same builder (``scoring/comparable.py``), and a card's
+result rows are records without the internal keys (``cards/build.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, NotRequired, TypedDict, cast
+
+from pytest_mteval.metrics import sacre
+from pytest_mteval.metrics.match import exact_match
+
+#: Per family ("chrf", "bleu", "ter"), one segment's sacrebleu sufficient statistics.
+SegmentStats = dict[str, list[float]]
+
+
+class EntryRecord(TypedDict):
+    """One entry's record. The keys without ``NotRequired`` are always present."""
+
+    entry_id: str
+    #: Position in the corpus and batch number: internal, not on the card's rows.
+    index: int
+    batch: int
+    #: Always text on a record; a secret run's card rows carry None (run/redaction.py).
+    source: str
+    expected: str
+    variants: list[str]
+    raw_predicted: str | None
+    predicted: str | None
+    error: str | None
+    segment: str | None
+    difficulty: int | str | None
+    domain: str | None
+    provenance: str | None
+    latency_s: float | None
+    exact_match: bool | None
+    chrf_score: float | None
+    bleu_score: float | None
+    ter_score: float | None
+    length_ratio: float | None
+    stats: SegmentStats | None
+    #: A plugin metric's name -> what its ``score_entry`` returned (any JSON object).
+    plugin_metrics: dict[str, Any]
+    # What the method reported, copied as it came (methods/protocol.py MethodResult).
+    usage: NotRequired[dict[str, int]]
+    cost_usd: NotRequired[float | None]
+    tool_calls: NotRequired[list[dict[str, Any]]]
+    tool_call_count: NotRequired[int]
+    metadata: NotRequired[dict[str, Any]]
+    cached: NotRequired[bool]
+    cache_rejected: NotRequired[bool]
+    # Set by the harness.
+    metric_errors: NotRequired[dict[str, str]]
+    batch_warnings: NotRequired[list[str]]
+    text_withheld: NotRequired[bool]
+    # Per-metric fields (metrics/*.py ``score_entry``).
+    fst_valid: NotRequired[bool | None]
+    fst_words: NotRequired[int]
+    fst_accepted_words: NotRequired[int]
+    fst_rejected_words: NotRequired[list[str] | None]
+    morphological_accuracy: NotRequired[float | None]
+    morphology_units: NotRequired[int]
+    morphology_reproduced: NotRequired[int]
+    equivalent_match: NotRequired[bool | None]
+    equivalent_judged: NotRequired[bool]
+    semantic_verdict: NotRequired[str | None]
+    orthography_letters: NotRequired[int]
+    orthography_valid_letters: NotRequired[int]
+    orthographic_accuracy: NotRequired[float | None]
+    orthography_foreign_letters: NotRequired[list[str]]
+    code_switching_detected: NotRequired[bool | None]
+    leaked_tokens: NotRequired[list[str]]
+    wrong_script_tokens: NotRequired[list[str]]
+    hallucination_detected: NotRequired[bool | None]
+    hallucination_reasons: NotRequired[list[str]]
+    terminology_required: NotRequired[int]
+    terminology_present: NotRequired[int]
+    terminology_missing: NotRequired[list[str]]
+    terminology_adherence: NotRequired[float | None]
+    semantic_score: NotRequired[float | None]
+
+
+def new_record(
+    entry_id: str,
+    source: str,
+    expected: str,
+    predicted: str | None,
+    error: str | None,
+    *,
+    index: int = 0,
+    batch: int = 0,
+    variants: Sequence[str] = (),
+    raw_predicted: str | None = None,
+    segment: str | None = None,
+    difficulty: int | str | None = None,
+    domain: str | None = None,
+    provenance: str | None = None,
+    latency_s: float | None = None,
+) -> EntryRecord:
+    """The record of one translation (or failure), scored with chrF++, BLEU, TER and exact
+    match when there is a translation; the only place a record is made."""
+    record: EntryRecord = {
+        "entry_id": entry_id,
+        "index": index,
+        "batch": batch,
+        "source": source,
+        "expected": expected,
+        "variants": list(variants),
+        "raw_predicted": raw_predicted,
+        "predicted": predicted,
+        "error": error,
+        "segment": segment,
+        "difficulty": difficulty,
+        "domain": domain,
+        "provenance": provenance,
+        "latency_s": latency_s,
+        "exact_match": None,
+        "chrf_score": None,
+        "bleu_score": None,
+        "ter_score": None,
+        "length_ratio": None,
+        "stats": None,
+        "plugin_metrics": {},
+    }
+    if error is None and isinstance(predicted, str):
+        stats = sacre.segment_stats(predicted, expected)
+        scores = sacre.sentence_scores(stats)
+        record["exact_match"] = exact_match(predicted, expected)
+        record["chrf_score"] = scores["chrf"]
+        record["bleu_score"] = scores["bleu"]
+        record["ter_score"] = scores["ter"]
+        record["length_ratio"] = len(predicted) / len(expected) if expected else None
+        record["stats"] = stats
+    return record
+
+
+def as_records(rows: Iterable[Any]) -> list[EntryRecord]:
+    """Rows read back from JSON (a card's ``results``) as records: copies, so that adding
+    statistics to one never edits the card. A card is checked against its schema
+    (``cards/runcard.py``) before it is sealed or read; a row lacks only the internal keys."""
+    return [cast(EntryRecord, dict(row)) for row in rows]
+
+
+def number(record: EntryRecord, key: str) -> float | None:
+    """A numeric per-entry field named at run time (by a metric's table); None if absent."""
+    value = record.get(key)
+    return float(value) if isinstance(value, int | float) else None
