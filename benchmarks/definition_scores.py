@@ -20,12 +20,13 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.match import exact_match
+from pytest_mteval.metrics.record import as_records
 from pytest_mteval.scoring.aggregate import quality_scores
 from pytest_mteval.scoring.headline import statistics_of
 
@@ -51,7 +52,7 @@ def records(count: int) -> list[dict[str, Any]]:
     return [dict(base[i % len(base)], entry_id=str(i)) for i in range(count)]
 
 
-def reference(rows: list[dict[str, Any]]) -> dict[str, float | None]:
+def reference(rows: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     for family in sacre.FAMILIES:
         columns = zip(*(row["stats"][family] for row in rows), strict=True)
@@ -74,7 +75,7 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    rows = records(args.entries)
+    rows = as_records(records(args.entries))
     plain, defined = reference(rows), quality_scores(rows)
     pairs = (
         ("chrf", "chrf_plus_plus"),

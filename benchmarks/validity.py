@@ -43,9 +43,8 @@ import pytest
 from scipy import stats as scistats
 
 from pytest_mteval.metrics import catalog
-from pytest_mteval.scoring.comparable import from_card
 from pytest_mteval.metrics.record import number
-from pytest_mteval.scoring.comparable import LOWER_IS_BETTER, from_card
+from pytest_mteval.scoring.comparable import from_card
 from pytest_mteval.scoring.headline import group_composite, statistics_of
 
 REPO = Path(__file__).resolve().parents[1]

@@ -10,7 +10,6 @@ from pytest_mteval.cards.runcard import SPEC_ROW, SPEC_SCORES
 from pytest_mteval.llm.cost import run_totals
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.metrics import sacre
-from pytest_mteval.metrics.base import Record
 from pytest_mteval.metrics.catalog import family_definitions
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.run.method_args import public_config, secret_names

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from pytest_mteval.corpus import Entry
-from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
-from pytest_mteval.metrics.catalog import EQUIVALENT_MATCH
 from pytest_mteval.metrics.base import JSONDict, MetricContext
+from pytest_mteval.metrics.catalog import EQUIVALENT_MATCH
 from pytest_mteval.metrics.match import equivalent_match
 from pytest_mteval.metrics.record import EntryRecord
 

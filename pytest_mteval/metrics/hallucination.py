@@ -43,9 +43,8 @@ from collections.abc import Sequence
 import regex
 
 from pytest_mteval.corpus import Corpus, Entry
-from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
-from pytest_mteval.metrics.catalog import HALLUCINATION
 from pytest_mteval.metrics.base import JSONDict, MetricContext
+from pytest_mteval.metrics.catalog import HALLUCINATION
 from pytest_mteval.metrics.names import lower_case_vocabulary, name_checks_apply, new_names
 from pytest_mteval.metrics.numerals import cjk_numbers
 from pytest_mteval.metrics.other_entries import fits_other_reference, same_output

@@ -38,9 +38,8 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from pytest_mteval.corpus import Corpus, Entry
-from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
-from pytest_mteval.metrics.catalog import CODE_SWITCHING
 from pytest_mteval.metrics.base import JSONDict, MetricContext
+from pytest_mteval.metrics.catalog import CODE_SWITCHING
 from pytest_mteval.metrics.fst import analyzer_for
 from pytest_mteval.metrics.names import plain
 from pytest_mteval.metrics.record import EntryRecord

@@ -28,9 +28,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from pytest_mteval.corpus import Corpus, Entry
-from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
-from pytest_mteval.metrics.catalog import MORPHOLOGICAL_ACCURACY
 from pytest_mteval.metrics.base import JSONDict, MetricContext
+from pytest_mteval.metrics.catalog import MORPHOLOGICAL_ACCURACY
 from pytest_mteval.metrics.fst import Analyzer, analyzer_for
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.text import nfc, words

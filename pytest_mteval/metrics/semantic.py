@@ -22,9 +22,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from pytest_mteval.corpus import Entry
 from pytest_mteval.languages import canonical
-from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
-from pytest_mteval.metrics.catalog import SEMANTIC
 from pytest_mteval.metrics.base import JSONDict, MetricContext
+from pytest_mteval.metrics.catalog import SEMANTIC
 from pytest_mteval.metrics.record import EntryRecord
 
 #: Languages of the bundled model, as ISO 639-1 and 639-3 codes.

@@ -22,9 +22,8 @@ from functools import lru_cache
 import regex
 
 from pytest_mteval.corpus import Corpus, Entry
-from pytest_mteval.metrics.base import JSONDict, MetricContext, Record
-from pytest_mteval.metrics.catalog import TERMINOLOGY
 from pytest_mteval.metrics.base import JSONDict, MetricContext
+from pytest_mteval.metrics.catalog import TERMINOLOGY
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import ResourceError
 from pytest_mteval.metrics.scripts import system_of_char

@@ -7,8 +7,6 @@ stays withheld: the page shows what the card holds, nothing more.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-import difflib
 from collections.abc import Mapping
 from typing import Any, Final
 

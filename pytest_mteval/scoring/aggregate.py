@@ -13,10 +13,8 @@ import statistics
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from pytest_mteval.metrics.base import Record
 from pytest_mteval.metrics.catalog import BLEU, CHRF_PLUS_PLUS, EXACT_MATCH, TER
 from pytest_mteval.metrics.definition import MetricDefinition
-from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.record import EntryRecord
 
 

@@ -20,13 +20,11 @@ from typing import Any, Final
 
 from pytest_mteval.metrics import catalog, sacre
 from pytest_mteval.metrics.definition import family_stats
-from pytest_mteval.metrics.match import exact_match
 from pytest_mteval.metrics.record import (
     EntryRecord,
     SegmentStats,
     as_records,
     new_record,
-    number,
 )
 from pytest_mteval.scoring import composite as scoring
 from pytest_mteval.scoring.bootstrap import Statistic, of_definition, ratio_statistic
