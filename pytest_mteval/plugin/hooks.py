@@ -228,6 +228,8 @@ class ActiveRun:
         if found is None or report.when != "call":
             return
         record = json.loads(found) if isinstance(found, str) else found
+        # the report keeps the record itself, not its JSON too (reports live to the session's end)
+        report.mteval_record = record  # type: ignore[attr-defined]
         self.state.records[record["entry_id"]] = record
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml and the terminal summary read the reports
