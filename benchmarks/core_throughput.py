@@ -14,6 +14,10 @@ The CLI is timed before and after the pytest runs and their mean is the referenc
 machine's load drifts. CPU seconds (user + system, all processes of a run) are printed too:
 on a loaded machine they say more about the work done than wall time does.
 
+Bytecode is written and a collect-only run warms it before anything is timed (this tool's
+environment may set PYTHONDONTWRITEBYTECODE, and sacrebleu's own bytecode is installed), so
+both sides start as an installed package does.
+
 The reference harness (gamedaysuits/gds-mt-eval-harness) is not a dependency. Where it is
 installed, pass the command of its passthrough run over the same corpus, and it is timed in
 this run, for instance
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -84,6 +89,7 @@ def measure(command: list[str], cwd: Path) -> Measured:
         cwd=cwd,
         capture_output=True,
         text=True,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
     )
     wall = time.perf_counter() - started
     if done.returncode != 0:
@@ -114,6 +120,7 @@ def verdict(ok: bool) -> str:
 def throughput(folder: Path, workers: list[int], repeat: int) -> None:
     corpus, entries = build_corpus(folder, repeat)
     cli = sacrebleu_command(folder, entries)
+    measure([*pytest_command(folder, corpus, 0), "--collect-only"], folder)  # bytecode
     before = measure(cli, folder)
     runs = {n: measure(pytest_command(folder, corpus, n), folder) for n in workers}
     after = measure(cli, folder)
@@ -160,6 +167,7 @@ def upstream(
 ) -> None:
     """Our whole process over a corpus in the reference harness's shape (identity method)."""
     count = len(json.loads(corpus.read_text(encoding="utf-8"))["entries"])
+    measure([*pytest_command(folder, corpus.resolve(), 0), "--collect-only"], folder)
     ours = measure(pytest_command(folder, corpus.resolve(), 0), folder)
     line = (
         f"upstream-shape corpus {corpus.name} ({count} entries): {ours.wall_s:.2f} s whole process"
