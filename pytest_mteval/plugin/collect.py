@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_mteval.cards.regressions import card_for_style, entry_verdict
+from pytest_mteval.corpus import Entry
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.run.redaction import WITHHELD_ERROR, redact_row
 from pytest_mteval.run.state import RunState
@@ -129,6 +130,19 @@ class EntryItem(pytest.Item):
     def reportinfo(self) -> tuple[Any, int | None, str]:
         entry = self.state.corpus.entries[self.index]
         return self.path, None, f"mteval entry {entry.key} (batch {self.parent.number})"  # type: ignore[union-attr]
+
+
+def batch_order(state: RunState, items: list[pytest.Item]) -> list[int]:
+    """The batches a serial run will translate, in the order its items need them."""
+    keys: list[str] = []
+    for item in items:
+        if isinstance(item, EntryItem):
+            keys.append(state.corpus.entries[item.index].key)
+            continue
+        entry = getattr(getattr(item, "callspec", None), "params", {}).get("mteval_entry")
+        if isinstance(entry, Entry):
+            keys.append(entry.key)
+    return state.batch_order(keys)
 
 
 def _texts(row: EntryRecord) -> tuple[str | None, str | None]:

@@ -1,0 +1,49 @@
+"""The evaluation's sections of pytest's terminal summary: dry-run estimate, card summary,
+history or comparison, and the gate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_mteval.cards.gate import gate_lines
+from pytest_mteval.plugin.end_run import baseline_message
+from pytest_mteval.plugin.gate_item import baseline_note
+from pytest_mteval.plugin.session_end import Evaluation
+from pytest_mteval.reports.terminal import summary_lines
+from pytest_mteval.run.dry_run import estimate_lines
+
+
+def write_summary(run: Evaluation, terminalreporter: Any) -> None:
+    if run.estimate is not None:
+        terminalreporter.section("mteval dry run")
+        for line in estimate_lines(run.estimate):
+            terminalreporter.write_line(line)
+    if run.finish_failure is not None:
+        terminalreporter.write_line(f"mteval: {run.finish_failure}", red=True)
+    finished = run.finished
+    if finished is None:
+        return
+    terminalreporter.section("mteval")
+    for line in summary_lines(finished.card, finished.card_path):
+        terminalreporter.write_line(line)
+    settings = run.state.settings
+    if run.history_lines:
+        compared = bool(settings.compare)
+        terminalreporter.section("mteval compare" if compared else "mteval history")
+        for line in run.history_lines:
+            terminalreporter.write_line(line)
+    if finished.report_path is not None:
+        terminalreporter.write_line(f"html report {finished.report_path}")
+    if not run.gated() and finished.verdict.passed:
+        return
+    failed = not finished.verdict.passed
+    terminalreporter.section("mteval gate", red=failed, green=not failed)
+    load = run.state.baseline_load
+    note = baseline_note(load, settings.update_baseline)
+    changed = load is not None and load.dataset_change is not None
+    if note and (run.state.baseline is None or changed):
+        terminalreporter.write_line(note)  # the gate lines name a baseline already
+    for line in gate_lines(finished.verdict):
+        terminalreporter.write_line(line)
+    if run.baseline_update is not None:
+        terminalreporter.write_line(f"baseline {baseline_message(run.baseline_update)}")

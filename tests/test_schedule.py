@@ -1,0 +1,83 @@
+"""The xdist scheduler's bookkeeping (plugin/schedule.py), driven the way xdist's controller
+drives it: nodes register, collect, get work, report items done, and one crashes."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from pytest_mteval.plugin.schedule import BatchScheduling
+
+CORPUS = "corpus.json"
+#: three batches of three entries, then a user's test over entry 4 (batch 1)
+COLLECTION = [
+    f"{CORPUS}::batch-{batch:04d}::entry-{batch * 3 + k}" for batch in range(3) for k in range(3)
+] + ["test_rules.py::test_x[entry-4]"]
+BATCH_OF_NAME = {f"entry-{i}": i // 3 for i in range(9)}
+
+
+class FakeNode:
+    """What the scheduler uses of xdist's WorkerController."""
+
+    def __init__(self, name: str) -> None:
+        self.gateway = SimpleNamespace(id=name)
+        self.shutting_down = False
+        self.sent: list[list[int]] = []
+
+    def send_runtest_some(self, indexes: list[int]) -> None:
+        self.sent.append(list(indexes))
+
+    def shutdown(self) -> None:
+        self.shutting_down = True
+
+
+def scheduler(*nodes: FakeNode) -> BatchScheduling:
+    config: Any = SimpleNamespace(
+        getvalue=lambda name: [f"{len(nodes)}*popen"],
+        option=SimpleNamespace(loadscopereorder=False),
+    )
+    sched = BatchScheduling(config, None, BATCH_OF_NAME)
+    for node in nodes:
+        sched.add_node(node)
+        sched.add_node_collection(node, COLLECTION)
+    sched.schedule()
+    return sched
+
+
+def given(node: FakeNode) -> list[str]:
+    return [COLLECTION[i] for indexes in node.sent for i in indexes]
+
+
+def test_each_batch_goes_whole_to_one_node_with_the_users_tests_of_its_entries() -> None:
+    a, b = FakeNode("gw0"), FakeNode("gw1")
+    sched = scheduler(a, b)
+    done: set[tuple[str, int]] = set()
+    while not sched.tests_finished:  # each node reports its items done, as xdist's would
+        for node in (a, b):
+            for index in [i for indexes in node.sent for i in indexes]:
+                if (node.gateway.id, index) not in done:
+                    done.add((node.gateway.id, index))
+                    sched.mark_test_complete(node, index)
+    batches = [given(a), given(b)]
+    everything = sorted(nodeid for ids in batches for nodeid in ids)
+    assert everything == sorted(COLLECTION)  # every item once, at the position it has
+    with_user_test = next(ids for ids in batches if "test_rules.py::test_x[entry-4]" in ids)
+    assert {f"{CORPUS}::batch-0001::entry-{i}" for i in (3, 4, 5)} <= set(with_user_test)
+
+
+def test_a_finished_batch_leaves_the_workload_and_a_crash_requeues_only_what_was_left() -> None:
+    a, b = FakeNode("gw0"), FakeNode("gw1")
+    sched = scheduler(a, b)
+    first = a.sent[0]
+    scope = sched._split_scope(COLLECTION[first[0]])
+    for index in first:
+        sched.mark_test_complete(a, index)
+    assert scope not in sched.assigned_work[a]
+    pending = [i for indexes in a.sent[1:] for i in indexes]
+    assert pending, "gw0 was given a second batch when the first was nearly done"
+    sched.mark_test_complete(a, pending[0])  # one item of the second batch done, then a crash
+    crashed = sched.remove_node(a)
+    assert crashed == COLLECTION[pending[1]]
+    requeued = [nodeid for unit in sched.workqueue.values() for nodeid, done in unit.items()]
+    assert COLLECTION[first[0]] not in requeued  # the finished batch is not run again
+    assert COLLECTION[pending[1]] in requeued
