@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pytest_mteval.corpus import ReferenceQuality
 from pytest_mteval.errors import MtevalError, read_json
 
 
@@ -38,6 +39,8 @@ class DatasetRef(BaseModel):
     language_pair: str
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     entry_count: int = Field(ge=0)
+    #: The corpus envelope's ``reference_quality``, when it has one (issue 15).
+    reference_quality: ReferenceQuality | None = None
 
 
 class Scores(BaseModel):
