@@ -88,7 +88,7 @@ def test_the_card_summary_and_compare_carry_it(
     forged = json.loads(json.dumps(raw))
     del forged["dataset"]["reference_quality"]["judged_by"]  # a verdict nobody made ...
     runcard.seal(forged)  # ... with the hash recomputed to match
-    with pytest.raises(runcard.RunCardError, match="dataset.reference_quality"):
+    with pytest.raises(runcard.RunCardError, match=r"dataset\.reference_quality"):
         runcard.verify(forged, card)
     line = load_corpus(corpus).dataset.reference_quality.describe()  # type: ignore[union-attr]
     result.stdout.fnmatch_lines([f"reference*{line}"])
