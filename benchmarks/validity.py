@@ -43,6 +43,7 @@ import mqm_data
 import pytest
 from scipy import stats as scistats
 
+from pytest_mteval.corpus import describe_reference_quality
 from pytest_mteval.scoring.comparable import LOWER_IS_BETTER, from_card
 from pytest_mteval.scoring.headline import group_composite, statistics_of
 
@@ -163,6 +164,7 @@ def replay(
         kept: dict[str, Any] = json.loads(card.read_text(encoding="utf-8"))
         if kept.get("dataset", {}).get("sha256") == _sha256(corpus):
             return kept
+    card.unlink(missing_ok=True)  # a card is never overwritten: a stale one would be read
     predictions = out / f"{_slug(system)}.jsonl"
     with predictions.open("w", encoding="utf-8") as handle:
         for seg_id, segment in data.systems[system].items():
@@ -355,8 +357,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"\n{data.path.name}: {len(systems)} systems x {len(runs[0].entries)} segments, "
         f"reference {args.reference}, profile {runs[0].card['scores']['scoring_profile']} "
-        f"over {', '.join(runs[0].card['scores']['composite_metrics'])}\n"
+        f"over {', '.join(runs[0].card['scores']['composite_metrics'])}"
     )
+    card_reference = runs[0].card["dataset"].get("reference_quality")
+    print(f"reference quality (on the cards): {describe_reference_quality(card_reference)}\n")
     print("\n".join(table(runs, data)))
     if args.systems:
         print(f"\n{'system':<16}{'MQM':>8}{'composite':>11}{'chrF++':>8}")
