@@ -1,6 +1,6 @@
 """Issue 15: do the composite and each metric move the way expert human judgment moves?
 
-    python benchmarks/validity.py DATA_DIR [--reference refB] [--keep DIR] [--systems]
+    python benchmarks/validity.py DATA_DIR [--reference refB] [--keep DIR [--reuse]] [--systems]
 
 DATA_DIR holds a data set in the public WMT MQM format (google/wmt-mqm-human-evaluation; see
 ``mqm_data.py``), e.g. ../shared/data/wmt21-ted-mqm-zhen. Every MT system of the file (not the
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import io
 import json
 import math
@@ -42,6 +43,7 @@ import mqm_data
 import pytest
 from scipy import stats as scistats
 
+from pytest_mteval.corpus import describe_reference_quality
 from pytest_mteval.metrics import catalog
 from pytest_mteval.metrics.record import number
 from pytest_mteval.scoring.comparable import from_card
@@ -81,7 +83,43 @@ class SystemRun:
     entries: dict[str, dict[str, float | None]]
 
 
-def corpus_file(data: mqm_data.MQMData, reference: str, pair: tuple[str, str], out: Path) -> Path:
+def reference_quality(
+    data: mqm_data.MQMData, reference: str, systems: Sequence[str]
+) -> dict[str, str]:
+    """The corpus envelope's ``reference_quality``: how the experts' MQM scores of the reference
+    itself compare with the MT systems' over the same segments (better than the best system,
+    worse than the worst, or in between)."""
+    refs = data.systems[reference]
+    segments = [s for s in refs if refs[s].target.strip()]
+    own = _mean([refs[s].score() for s in segments])
+    theirs = [
+        _mean([data.systems[m][s].score() for s in segments if s in data.systems[m]])
+        for m in systems
+    ]
+    if own > max(theirs):
+        judgment = "better_than_outputs"
+    elif own < min(theirs):
+        judgment = "worse_than_outputs"
+    else:
+        judgment = "comparable_to_outputs"
+    return {
+        "reference": f"{reference} of {data.path.name}",
+        "judgment": judgment,
+        "judged_by": "the data set's MQM expert raters",
+        "evidence": (
+            f"mean MQM {own:.2f}; MT systems {min(theirs):.2f} to {max(theirs):.2f} "
+            "on the same segments"
+        ),
+    }
+
+
+def corpus_file(
+    data: mqm_data.MQMData,
+    reference: str,
+    pair: tuple[str, str],
+    out: Path,
+    quality: Mapping[str, str] | None = None,
+) -> Path:
     """The segments that the reference translates, as a corpus in the spec's envelope."""
     source_language, target_language = pair
     refs = data.systems[reference]
@@ -105,6 +143,7 @@ def corpus_file(data: mqm_data.MQMData, reference: str, pair: tuple[str, str], o
             "created": "unknown",
             "license": "Apache-2.0",
             "provenance": [str(data.path)],
+            **({"reference_quality": dict(quality)} if quality else {}),
         },
         "entries": entries,
     }
@@ -117,14 +156,22 @@ def _seg_order(seg_id: str) -> tuple[int, str]:
     return (int(seg_id), "") if seg_id.isdigit() else (sys.maxsize, seg_id)
 
 
-def replay(system: str, data: mqm_data.MQMData, corpus: Path, out: Path) -> dict[str, Any]:
-    """One real pytest-mteval session replaying ``system``; its run card."""
+def replay(
+    system: str, data: mqm_data.MQMData, corpus: Path, out: Path, reuse: bool = False
+) -> dict[str, Any]:
+    """One real pytest-mteval session replaying ``system``; its run card. With ``reuse``, a
+    card that an earlier run left in ``out`` for the same corpus is read instead."""
+    card = out / f"{_slug(system)}.card.json"
+    if reuse and card.exists():
+        kept: dict[str, Any] = json.loads(card.read_text(encoding="utf-8"))
+        if kept.get("dataset", {}).get("sha256") == _sha256(corpus):
+            return kept
+    card.unlink(missing_ok=True)  # a card is never overwritten: a stale one would be read
     predictions = out / f"{_slug(system)}.jsonl"
     with predictions.open("w", encoding="utf-8") as handle:
         for seg_id, segment in data.systems[system].items():
             row = {"id": seg_id, "predicted": segment.target}
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    card = out / f"{_slug(system)}.card.json"
     args = [
         "-q",
         "-p",
@@ -136,6 +183,7 @@ def replay(system: str, data: mqm_data.MQMData, corpus: Path, out: Path) -> dict
         f"--mteval-method-arg=predictions={predictions}",
         f"--mteval-run-card={card}",
         f"--mteval-model=replay:{system}",
+        "--mteval-metrics=all",  # the semantic score is off by default; the composite needs it
     ]
     log = io.StringIO()
     with contextlib.redirect_stdout(log), contextlib.chdir(out):
@@ -144,6 +192,10 @@ def replay(system: str, data: mqm_data.MQMData, corpus: Path, out: Path) -> dict
         raise SystemExit(f"{system}: the session wrote no card:\n{log.getvalue()[-3000:]}")
     loaded: dict[str, Any] = json.loads(card.read_text(encoding="utf-8"))
     return loaded
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _slug(name: str) -> str:
@@ -266,6 +318,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--reference", default="refB", help="system used as reference (refB)")
     parser.add_argument("--pair", help="source and target language, e.g. zh-en (else from name)")
     parser.add_argument("--keep", type=Path, help="keep corpus, predictions and cards here")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="with --keep: read the cards an earlier run left there (same corpus) instead of "
+        "replaying those systems again",
+    )
     parser.add_argument("--systems", action="store_true", help="also print one line per system")
     parser.add_argument(
         "--system", action="append", default=[], help="only this system (repeatable)"
@@ -291,17 +349,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     systems = [s for s in systems if not args.system or s in args.system]
     out = args.keep or Path(tempfile.mkdtemp(prefix="mteval-validity-"))
     out.mkdir(parents=True, exist_ok=True)
-    corpus = corpus_file(data, args.reference, (pair[0], pair[1]), out)
+    quality = reference_quality(data, args.reference, systems)
+    corpus = corpus_file(data, args.reference, (pair[0], pair[1]), out, quality)
     runs = []
     for system in systems:
-        card = replay(system, data, corpus, out)
+        card = replay(system, data, corpus, out, reuse=args.reuse)
         runs.append(SystemRun(system, card, per_entry(card)))
         print(f"  replayed {system}: composite {card['scores']['composite']:.4f}", flush=True)
     print(
         f"\n{data.path.name}: {len(systems)} systems x {len(runs[0].entries)} segments, "
         f"reference {args.reference}, profile {runs[0].card['scores']['scoring_profile']} "
-        f"over {', '.join(runs[0].card['scores']['composite_metrics'])}\n"
+        f"over {', '.join(runs[0].card['scores']['composite_metrics'])}"
     )
+    card_reference = runs[0].card["dataset"].get("reference_quality")
+    print(f"reference quality (on the cards): {describe_reference_quality(card_reference)}\n")
     print("\n".join(table(runs, data)))
     if args.systems:
         print(f"\n{'system':<16}{'MQM':>8}{'composite':>11}{'chrF++':>8}")

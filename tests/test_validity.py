@@ -41,7 +41,7 @@ def independent_figures():
             texts[row["system"]][row["seg_id"]] = re.sub("</?v>", "", row["target"])
     segments = sorted(texts["refB"])
     mqm, chrf = [], []
-    for system in SYSTEMS:
+    for system in (*SYSTEMS, "refB"):
         scores = [
             -sum(min(25.0, p) for p in penalty[(system, s)].values()) / len(penalty[(system, s)])
             for s in segments
@@ -52,7 +52,7 @@ def independent_figures():
             CHRF(word_order=2).corpus_score(hyps, [[texts["refB"][s] for s in segments]]).score
         )
     marked = sum(1 for system, _ in accuracy if system in SYSTEMS)
-    return mqm, chrf, marked
+    return mqm[:-1], chrf[:-1], marked, mqm[-1]
 
 
 def test_validity_table_on_the_excerpt():
@@ -67,7 +67,14 @@ def test_validity_table_on_the_excerpt():
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert "3 systems x 40 segments, reference refB" in out
-    mqm, chrf, marked = independent_figures()
+    mqm, chrf, marked, reference = independent_figures()
+    # the corpus (and so every card) says how the experts rated the reference itself
+    assert reference > max(mqm)
+    assert (
+        "reference quality (on the cards): refB of mqm_ted_zhen.tsv; judged better than machine "
+        f"outputs by the data set's MQM expert raters (mean MQM {reference:.2f}; MT systems "
+        f"{min(mqm):.2f} to {max(mqm):.2f} on the same segments)"
+    ) in out
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
     for system, expected_mqm, expected_chrf in zip(SYSTEMS, mqm, chrf, strict=True):
         assert float(rows[system][1]) == round(expected_mqm, 3)

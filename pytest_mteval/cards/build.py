@@ -7,6 +7,7 @@ from typing import Any, Final, TypeVar
 
 from pytest_mteval.cards.identity import identity_fields, system_prompt
 from pytest_mteval.cards.runcard import SPEC_ROW, SPEC_SCORES
+from pytest_mteval.corpus import Dataset
 from pytest_mteval.llm.cost import run_totals
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.metrics import sacre
@@ -109,6 +110,7 @@ def build_card(
                 "domain": list(settings.domains),
                 "difficulty": list(settings.difficulties),
             },
+            **_reference_quality(corpus.dataset),
         },
         "method": {
             "name": state.source.name,
@@ -158,6 +160,13 @@ def _method_fields(state: RunState) -> dict[str, Any]:
     fields = getattr(state.method, "run_card_fields", None)
     found = fields(state.run_config) if callable(fields) else {}
     return dict(validate_method_fields(state.source.name, "", [], found).run_card_fields)
+
+
+def _reference_quality(dataset: Dataset) -> dict[str, Any]:
+    """The envelope's ``reference_quality`` for the card's dataset block, only when given (cards
+    of corpora without it stay as they were)."""
+    quality = dataset.reference_quality
+    return {} if quality is None else {"reference_quality": quality.model_dump()}
 
 
 def _reported_model(records: Sequence[EntryRecord]) -> str | None:

@@ -27,6 +27,7 @@ from typing import Any, Final, NotRequired
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from typing_extensions import TypedDict
 
+from pytest_mteval.corpus import ReferenceQuality
 from pytest_mteval.errors import MtevalError, read_json
 
 
@@ -41,6 +42,8 @@ class DatasetRef(BaseModel):
     language_pair: str
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     entry_count: int = Field(ge=0)
+    #: The corpus envelope's ``reference_quality``, when it has one (issue 15).
+    reference_quality: ReferenceQuality | None = None
 
 
 class Scores(BaseModel):

@@ -15,6 +15,7 @@ from pytest_mteval.cards.gate import (
     GateOptions,
     parse_metric_gate,
 )
+from pytest_mteval.cards.reference_note import reference_lines
 from pytest_mteval.history.cli import DEFAULT_RUNS
 from pytest_mteval.history.index import HistoryError, resolve_run
 from pytest_mteval.scoring.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -99,8 +100,10 @@ def run_compare(args: argparse.Namespace) -> int:
     if not comparison.verdict.common_entries and comparison.verdict.baseline is not None:
         print(f"mteval compare: {args.a} and {args.b} have no entry in common: nothing to compare")
         return UNUSABLE
+    references = reference_lines([("A", Path(args.a)), ("B", Path(args.b))])
     if args.format == "markdown":
         print(markdown(comparison), end="")
+        print("".join(f"\n> {line}\n" for line in references), end="")
     else:
-        print("\n".join(text_lines(comparison)))
+        print("\n".join([*text_lines(comparison), *references]))
     return 0 if comparison.verdict.passed else 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from pytest_mteval.corpus import describe_reference_quality
 from pytest_mteval.metrics import catalog
 
 #: Metrics always shown (with their interval when the card has one), then those shown when
@@ -51,6 +52,12 @@ def _groups(groups: Mapping[str, Mapping[str, Any]]) -> str:
     return "; ".join(parts)
 
 
+def _reference_row(dataset: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The corpus's reference and how it was judged, when the corpus says (issue 15)."""
+    line = describe_reference_quality(dataset.get("reference_quality"))
+    return [] if line is None else [("reference", line)]
+
+
 def summary_lines(card: Mapping[str, Any], path: str) -> list[str]:
     """The lines of the summary table for a written run card."""
     s = card["scores"]
@@ -60,6 +67,7 @@ def summary_lines(card: Mapping[str, Any], path: str) -> list[str]:
     )
     rows = [
         ("corpus", f"{d['id']} ({d['language_pair']}), {d['entry_count']} entries"),
+        *_reference_row(d),
         ("method", f"{card['method']['name']}  model {card['model_slug']}"),
         ("errors", str(s["errors"])),
         *((_label(key), _with_interval(s, key, _digits(key))) for key in _ALWAYS),
