@@ -75,3 +75,64 @@ def test_an_all_errored_run_is_flagged_once_for_its_errors():
     assert _codes(flags) == ["many_errors"]
     assert flags[0]["message"] == "4 of 4 entries errored: the scores cover the rest"
     assert guards.run_flags([], lenient) == []
+
+
+def test_empty_answers_are_counted_in_the_message():
+    records = [_record(i, f"s{i}", f"r{i}", f"r{i}") for i in range(12)]
+    records.append(_record(12, "s12", "r12", None, error="timeout"))  # not answered
+    records[2]["predicted"] = ""
+    records[5]["predicted"] = " \t"
+    flags = guards.run_flags(records)
+    assert _codes(flags) == ["empty_output"]
+    assert flags[0]["message"] == "2 of 12 answered entries are empty"
+    assert flags[0]["entry_ids"] == ["e2", "e5"]
+
+
+def test_repetition_needs_exactly_three_different_references_by_default():
+    two = [_record(i, f"s{i}", ref, "atim") for i, ref in enumerate(["a", "b", "b"])]
+    assert guards.run_flags(two) == []
+    three = [_record(i, f"s{i}", ref, "atim") for i, ref in enumerate(["a", "b", "c"])]
+    assert _codes(guards.run_flags(three)) == ["repeated_output"]
+
+
+def _honest(i: int):
+    return _record(i, f"source {i}", f"reference {i}", f"reference {i}")
+
+
+def test_repetition_is_flagged_from_exactly_a_fifth_of_the_answered_entries():
+    # 3 entries share one output over 3 references; the others are answered honestly.
+    repeated = [_record(i, f"s{i}", f"ref{i}", "niwâpamâw") for i in range(3)]
+    at_a_fifth = repeated + [_honest(i) for i in range(3, 15)]  # 3 of 15 = 0.2 exactly
+    flags = guards.run_flags(at_a_fifth)
+    assert _codes(flags) == ["repeated_output"]
+    assert flags[0]["entry_ids"] == ["e0", "e1", "e2"]
+    below = repeated + [_honest(i) for i in range(3, 16)]  # 3 of 16 < 0.2
+    assert guards.run_flags(below) == []
+
+
+def test_copying_is_flagged_from_exactly_a_fifth_of_the_answered_entries():
+    copied = [_record(0, "the dog", "atim", "the dog")]
+    at_a_fifth = copied + [_honest(i) for i in range(1, 5)]  # 1 of 5 = 0.2 exactly
+    flags = guards.run_flags(at_a_fifth)
+    assert _codes(flags) == ["source_copied"]
+    assert flags[0]["message"] == "1 of 5 answered entries return their source unchanged"
+    assert guards.run_flags(copied + [_honest(i) for i in range(1, 6)]) == []  # 1 of 6
+
+
+def test_the_repetition_message_shows_three_examples_as_the_run_wrote_them():
+    # Four outputs, each repeated over three entries with different references; the first
+    # entry of each group is written differently (case, spacing), the message quotes it as is.
+    outputs = ["Tânisi", "êkwa", "  atim ", "mîna"]
+    records = []
+    for g, output in enumerate(outputs):
+        for k in range(3):
+            i = 3 * g + k
+            text = output if k == 0 else output.strip().lower()
+            records.append(_record(i, f"s{i}", f"reference {i}", text))
+    flags = guards.run_flags(records)
+    assert _codes(flags) == ["repeated_output"]
+    assert flags[0]["message"] == (
+        "12 of 12 answered entries give an output that the run repeats across at least 3 "
+        "entries with different references: 'Tânisi' x3, 'êkwa' x3, '  atim ' x3"
+    )
+    assert flags[0]["entry_ids"] == [f"e{i}" for i in range(12)]
