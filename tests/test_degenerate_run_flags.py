@@ -116,6 +116,7 @@ def test_copying_is_flagged_from_exactly_a_fifth_of_the_answered_entries():
     flags = guards.run_flags(at_a_fifth)
     assert _codes(flags) == ["source_copied"]
     assert flags[0]["message"] == "1 of 5 answered entries return their source unchanged"
+    assert flags[0]["entry_ids"] == ["e0"]
     assert guards.run_flags(copied + [_honest(i) for i in range(1, 6)]) == []  # 1 of 6
 
 
@@ -136,3 +137,48 @@ def test_the_repetition_message_shows_three_examples_as_the_run_wrote_them():
         "entries with different references: 'Tânisi' x3, 'êkwa' x3, '  atim ' x3"
     )
     assert flags[0]["entry_ids"] == [f"e{i}" for i in range(12)]
+
+
+def test_copying_names_the_copied_entries():
+    records = [_honest(i) for i in range(8)]
+    records[2]["predicted"] = records[2]["source"]
+    records[6]["predicted"] = "  SOURCE 6 "  # case and spacing do not hide a copy
+    flags = guards.run_flags(records)
+    assert _codes(flags) == ["source_copied"]
+    assert flags[0]["entry_ids"] == ["e2", "e6"]
+    assert flags[0]["message"] == "2 of 8 answered entries return their source unchanged"
+
+
+def _with_variants(i: int, predicted: str):
+    return _record(i, f"s{i}", f"ref {i}", predicted, variants=[f"variant {i}"])
+
+
+def test_exact_references_are_suspicious_from_exactly_ten_entries_with_variants():
+    ten = [_with_variants(i, f"ref {i}") for i in range(10)]
+    flags = guards.run_flags(ten)
+    assert _codes(flags) == ["suspiciously_perfect_variants"]
+    assert flags[0]["message"] == (
+        "10 of 10 entries with acceptable variants reproduce the exact reference rather than "
+        "a variant: were the references seen? (spec §9.3)"
+    )
+    assert guards.run_flags(ten[:9]) == []
+
+
+def test_exact_references_are_suspicious_from_exactly_95_percent():
+    run = [_with_variants(i, f"ref {i}") for i in range(20)]
+    run[7]["predicted"] = "variant 7"  # 19 of 20 = 0.95 exactly
+    flags = guards.run_flags(run)
+    assert _codes(flags) == ["suspiciously_perfect_variants"]
+    assert flags[0]["entry_ids"] == [f"e{i}" for i in range(20) if i != 7]
+    run[8]["predicted"] = "variant 8"  # 18 of 20
+    assert guards.run_flags(run) == []
+
+
+def test_a_variant_that_only_repeats_the_reference_is_no_variant():
+    # Corpora often list the reference among the variants (or with other spacing): such
+    # entries give the method no choice, so exact answers there prove nothing.
+    run = [
+        _record(i, f"s{i}", f"ref {i}", f"ref {i}", variants=[f"ref {i}", f" ref  {i}"])
+        for i in range(12)
+    ]
+    assert guards.run_flags(run) == []
