@@ -5,6 +5,7 @@ CLI scoring chrF++, BLEU and TER on the same pairs, measured in the same run.
     python benchmarks/core_throughput.py --workers 0      # -n 0 only
     python benchmarks/core_throughput.py --memory-100k    # also one 101,200-entry -n 0 run
     python benchmarks/core_throughput.py --upstream CORPUS --harness-command "CMD"
+    python benchmarks/core_throughput.py --floor          # also empty tests, -n 0 and -n 2
 
 Prints every ratio of issue 8 with its target: -n 0 <= 1.5x the CLI; -n 2 <= 1.0x the CLI and
 at least 1.4x faster than -n 0; peak RSS <= 400 MB at 10 k entries and <= 1 GB at 100 k; a
@@ -13,6 +14,11 @@ at least 1.4x faster than -n 0; peak RSS <= 400 MB at 10 k entries and <= 1 GB a
 The CLI is timed before and after the pytest runs and their mean is the reference, since the
 machine's load drifts. CPU seconds (user + system, all processes of a run) are printed too:
 on a loaded machine they say more about the work done than wall time does.
+
+``--floor`` adds the floor those targets sit on: as many empty parametrized tests as there are
+entries, at -n 0 and -n 2, against the same CLI. A run can be no faster than its items through
+pytest's (and xdist's) per-item protocol plus the statistics sacrebleu computes for every
+entry, which are the CLI's own work.
 
 Bytecode is written and a collect-only run warms it before anything is timed (this tool's
 environment may set PYTHONDONTWRITEBYTECODE, and sacrebleu's own bytecode is installed), so
@@ -113,16 +119,31 @@ def pytest_command(folder: Path, corpus: Path, workers: int) -> list[str]:
     return command + (["-n", str(workers)] if workers else ["-p", "no:xdist"])
 
 
+def empty_tests_command(folder: Path, count: int, workers: int) -> list[str]:
+    test = folder / "test_empty.py"
+    test.write_text(
+        f"import pytest\n\n\n@pytest.mark.parametrize('i', range({count}))\n"
+        "def test_empty(i):\n    pass\n",
+        encoding="utf-8",
+    )
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)]
+    return command + (["-n", str(workers)] if workers else ["-p", "no:xdist"])
+
+
 def verdict(ok: bool) -> str:
     return "ok" if ok else "MISSED"
 
 
-def throughput(folder: Path, workers: list[int], repeat: int) -> None:
+def throughput(folder: Path, workers: list[int], repeat: int, floor: bool) -> None:
     corpus, entries = build_corpus(folder, repeat)
     cli = sacrebleu_command(folder, entries)
     measure([*pytest_command(folder, corpus, 0), "--collect-only"], folder)  # bytecode
     before = measure(cli, folder)
     runs = {n: measure(pytest_command(folder, corpus, n), folder) for n in workers}
+    empty = {
+        n: measure(empty_tests_command(folder, len(entries), n), folder)
+        for n in (workers if floor else [])
+    }
     after = measure(cli, folder)
     reference = (before.wall_s + after.wall_s) / 2
     reference_cpu = (before.cpu_s + after.cpu_s) / 2
@@ -140,6 +161,12 @@ def throughput(folder: Path, workers: list[int], repeat: int) -> None:
             f"pytest -n {n}: {run.wall_s:.2f} s, ratio to the CLI {ratio:.2f}{aim}; "
             f"CPU {run.cpu_s:.2f} s ({run.cpu_s / reference_cpu:.2f}x the CLI's); "
             f"peak RSS {run.peak_mb:.0f} MB (largest process)"
+        )
+    for n, run in empty.items():
+        print(
+            f"floor: {len(entries)} empty tests at -n {n}: {run.wall_s:.2f} s "
+            f"({run.wall_s / reference:.2f}x the CLI), CPU {run.cpu_s:.2f} s "
+            f"({run.cpu_s / reference_cpu:.2f}x the CLI's)"
         )
     if 0 in runs and 2 in runs:
         speedup = runs[0].wall_s / runs[2].wall_s
@@ -192,6 +219,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[0, 2])
     parser.add_argument("--repeat", type=int, default=10, help="copies of FLORES (1,012 each)")
     parser.add_argument("--memory-100k", action="store_true")
+    parser.add_argument("--floor", action="store_true", help="also time empty tests")
     parser.add_argument("--skip-throughput", action="store_true")
     parser.add_argument("--upstream", type=Path, help="a corpus in the reference harness shape")
     parser.add_argument("--harness-command", help="the reference harness's run, timed here")
@@ -200,7 +228,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         if not args.skip_throughput:
-            throughput(folder, args.workers, args.repeat)
+            throughput(folder, args.workers, args.repeat, args.floor)
         if args.memory_100k:
             memory_100k(folder)
         if args.upstream is not None:

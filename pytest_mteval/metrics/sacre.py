@@ -7,6 +7,7 @@ same sums make bootstrap resampling cheap: a resample is a sum over resampled in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -45,14 +46,27 @@ def _metric(family: str) -> Any:
     return {"chrf": chrf_pp, "bleu": bleu_corpus, "ter": ter}[family]()
 
 
+#: One float object per value seen in statistics: they are small counts, so a run's records
+#: share a few hundred floats instead of holding 36 of their own each (memory at 100 k entries).
+_SHARED: dict[float, float] = {}
+
+
 def segment_stats(hypothesis: str, reference: str) -> dict[str, list[float]]:
     """The sufficient statistics of one segment for every family, as JSON-ready lists."""
     stats: dict[str, list[float]] = {}
     for family in FAMILIES:
         metric = _metric(family)
         (row,) = metric._extract_corpus_statistics([hypothesis], [[reference]])
-        stats[family] = [float(x) for x in row]
+        stats[family] = [_shared(float(x)) for x in row]
     return stats
+
+
+def _shared(value: float) -> float:
+    """The one float object for ``value``; NaN and negatives (-0.0 included) keep their own,
+    so that no value changes its representation."""
+    if value != value or math.copysign(1.0, value) < 0 or len(_SHARED) > 100_000:
+        return value
+    return _SHARED.setdefault(value, value)
 
 
 def sentence_scores(stats: dict[str, list[float]]) -> dict[str, float]:

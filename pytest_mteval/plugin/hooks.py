@@ -7,7 +7,7 @@ import json
 import os
 from collections.abc import Generator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -38,6 +38,7 @@ from pytest_mteval.sweep.plan import SweepError
 
 STATE = pytest.StashKey[RunState]()
 RECORD = pytest.StashKey[dict[str, Any]]()
+KEYWORDS = pytest.StashKey[Mapping[str, Literal[1]]]()
 MTEVAL_FIXTURES = frozenset({"mteval_entry", "mteval_result", "mteval_method"})
 
 
@@ -211,6 +212,10 @@ class ActiveRun:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
+        if isinstance(item, EntryItem):  # its three reports live to the session's end: one
+            first = item.stash.setdefault(KEYWORDS, report.keywords)  # keywords map for all
+            if first is not report.keywords and first == report.keywords:
+                report.keywords = first
         if call.when == "call":
             record = item.record if isinstance(item, EntryItem) else item.stash.get(RECORD, None)
             if record is not None and is_worker(self.config):
