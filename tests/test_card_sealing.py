@@ -432,3 +432,30 @@ def test_unusable_key_files_are_one_line_each(tmp_path):
     with pytest.raises(SigningError) as error:
         signing.load_public_key(ec_public)
     assert str(error.value) == f"{ec_public}: not an Ed25519 public key"
+
+
+def test_verifying_leaves_the_card_as_it_was():
+    key = Ed25519PrivateKey.generate()
+    card = signing.sign(runcard.seal(_card()), key)
+    before = json.loads(json.dumps(card))
+    signing.verify_signature(card, key.public_key(), "run.json")
+    assert card == before
+    signing.verify_signature(card, key.public_key(), "run.json")  # still verifies
+
+
+def test_a_signature_value_with_characters_outside_base64_is_refused():
+    # base64 decoders that skip stray characters would accept an edited value; this one not.
+    key = Ed25519PrivateKey.generate()
+    card = signing.sign(runcard.seal(_card()), key)
+    value = card["signature"]["value"]
+    for junk in (value[:8] + "!" + value[8:], value + "*", value[:10] + "\n" + value[10:]):
+        edited = {**card, "signature": {**card["signature"], "value": junk}}
+        with pytest.raises(SigningError) as error:
+            signing.verify_signature(edited, key.public_key(), "run.json")
+        assert str(error.value) == "run.json: signature does not match the content (edited?)"
+
+
+def test_a_card_holding_nan_cannot_be_signed():
+    # NaN is not JSON: the signed bytes must be JSON anyone can re-check (allow_nan=False)
+    with pytest.raises(ValueError):
+        signing.sign(_card(temperature=float("nan")), Ed25519PrivateKey.generate())

@@ -201,3 +201,24 @@ def test_a_record_that_is_not_an_object_names_the_record(tmp_path):
     assert record is None
     assert problem is not None
     assert problem.startswith(f"{tmp_path / 'run.json'}: field 'human_validation': field '(record)': ")
+
+
+def test_a_single_rated_output_is_enough_and_a_bad_rating_names_its_nested_field(tmp_path):
+    card_path = tmp_path / "run.json"
+    one = {"run_card_hash": HASH_A, "human_validation": _record(ratings={"gist": 1})}
+    record, problem = read_human_validation(one, card_path)
+    assert problem is None and record is not None and record.rated() == 1
+    odd = {"run_card_hash": HASH_A, "human_validation": _record(ratings={"superb": 1})}
+    record, problem = read_human_validation(odd, card_path)
+    assert record is None and problem is not None
+    assert problem.startswith(
+        f"{card_path}: field 'human_validation': field 'ratings.superb.[key]': Input should be"
+    )
+
+
+def test_a_validated_card_first_does_not_stop_the_others_being_tiered():
+    validated = HumanValidation.model_validate(_record())
+    cards = [_card("run-aaaaaaaa", 0.6, HASH_A), _card("run-bbbbbbbb", 0.6, HASH_B)]
+    cards.append(_card("run-cccccccc", 0.9, "c" * 64, fingerprint="d" * 64))
+    tiers = verification_tiers(cards, [validated, None, None])
+    assert [t.name for t in tiers] == [COMMUNITY_VALIDATED, MAINTAINER_VERIFIED, SELF_BENCHMARKED]
