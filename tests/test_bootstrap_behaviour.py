@@ -21,12 +21,12 @@ def test_the_confidence_level_asked_for_sets_the_interval():
     stats = {"exact_match_rate": bootstrap.rate_statistic(OUTCOMES)}
     samples = bootstrap.bootstrap_samples(stats, n_bootstrap=200, seed=7)["exact_match_rate"]
     for confidence in (0.5, 0.8, 0.99):
-        out = bootstrap.confidence_intervals(
-            stats, n_bootstrap=200, seed=7, confidence=confidence
-        )["exact_match_rate"]
+        out = bootstrap.confidence_intervals(stats, n_bootstrap=200, seed=7, confidence=confidence)[
+            "exact_match_rate"
+        ]
         assert (out["lower"], out["upper"]) == _by_hand(samples, confidence)
         assert out["confidence"] == confidence
         assert out["score"] == 26 / 40
     narrow = bootstrap.confidence_intervals(stats, n_bootstrap=200, seed=7, confidence=0.5)
     wide = bootstrap.confidence_intervals(stats, n_bootstrap=200, seed=7, confidence=0.99)
-    assert narrow["exact_match_rate"]["lower"] > wide["exact_match_rate"]["lower"]  # type: ignore[operator]
+    assert narrow["exact_match_rate"]["lower"] > wide["exact_match_rate"]["lower"]

@@ -119,7 +119,7 @@ def test_tools_in_another_order_give_the_same_fingerprint_and_a_missing_list_is_
 
 
 @pytest.mark.parametrize(
-    "field, value",
+    ("field", "value"),
     [
         ("model_slug", "method:other"),
         ("condition", "floor"),
@@ -154,7 +154,9 @@ def test_verify_names_the_first_invalid_field():
     assert str(error.value) == "cards/run.json: schema: field 'scores': Field required"
     nested = runcard.seal(_card())
     nested["results"][1]["chrf_score"] = "high"
-    with pytest.raises(RunCardError, match=r"^cards/run.json: schema: field 'results\.1\.chrf_score'"):
+    with pytest.raises(
+        RunCardError, match=r"^cards/run.json: schema: field 'results\.1\.chrf_score'"
+    ):
         runcard.verify(nested, Path("cards/run.json"))
 
 
@@ -200,7 +202,8 @@ def test_render_is_the_card_with_one_key_and_one_result_row_per_line():
     data = runcard.render(card)
     assert json.loads(data.decode("utf-8")) == card
     lines = data.decode("utf-8").splitlines()
-    assert lines[0] == "{" and lines[-1] == "}"
+    assert lines[0] == "{"
+    assert lines[-1] == "}"
     assert data.endswith(b"}\n")
     assert '  "model_slug": "nêhiyawêwin",' in lines  # UTF-8, not \\u escapes
     assert '  "results": [' in lines
@@ -215,7 +218,7 @@ def test_render_is_the_card_with_one_key_and_one_result_row_per_line():
 def test_render_keeps_an_empty_results_list_on_one_line_and_refuses_nan():
     card = _card(results=[])
     assert '  "results": [],' in runcard.render(card).decode("utf-8").splitlines()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
         runcard.render(_card(elapsed_seconds=float("nan")))
 
 
@@ -311,7 +314,7 @@ def test_unsigned_wrong_algorithm_and_wrong_key_are_told_apart():
     with pytest.raises(SigningError) as error:
         signing.verify_signature(runcard.seal(_card()), key.public_key(), "a.json")
     assert str(error.value) == "a.json: the card is not signed (no 'signature' object)"
-    with pytest.raises(SigningError, match="^a.json: the card is not signed"):
+    with pytest.raises(SigningError, match=r"^a\.json: the card is not signed"):
         signing.verify_signature({**card, "signature": "sig"}, key.public_key(), "a.json")
     rsa = {**card, "signature": {**card["signature"], "algorithm": "rsa"}}
     with pytest.raises(SigningError) as error:
@@ -432,3 +435,30 @@ def test_unusable_key_files_are_one_line_each(tmp_path):
     with pytest.raises(SigningError) as error:
         signing.load_public_key(ec_public)
     assert str(error.value) == f"{ec_public}: not an Ed25519 public key"
+
+
+def test_verifying_leaves_the_card_as_it_was():
+    key = Ed25519PrivateKey.generate()
+    card = signing.sign(runcard.seal(_card()), key)
+    before = json.loads(json.dumps(card))
+    signing.verify_signature(card, key.public_key(), "run.json")
+    assert card == before
+    signing.verify_signature(card, key.public_key(), "run.json")  # still verifies
+
+
+def test_a_signature_value_with_characters_outside_base64_is_refused():
+    # base64 decoders that skip stray characters would accept an edited value; this one not.
+    key = Ed25519PrivateKey.generate()
+    card = signing.sign(runcard.seal(_card()), key)
+    value = card["signature"]["value"]
+    for junk in (value[:8] + "!" + value[8:], value + "*", value[:10] + "\n" + value[10:]):
+        edited = {**card, "signature": {**card["signature"], "value": junk}}
+        with pytest.raises(SigningError) as error:
+            signing.verify_signature(edited, key.public_key(), "run.json")
+        assert str(error.value) == "run.json: signature does not match the content (edited?)"
+
+
+def test_a_card_holding_nan_cannot_be_signed():
+    # NaN is not JSON: the signed bytes must be JSON anyone can re-check (allow_nan=False)
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        signing.sign(_card(temperature=float("nan")), Ed25519PrivateKey.generate())

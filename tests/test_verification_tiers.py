@@ -57,7 +57,8 @@ def _record(**changes: Any) -> dict[str, Any]:
 
 def test_a_reproduction_is_within_two_percent_of_the_larger_composite():
     # 0.02 x 50 is exactly 1.0 in binary floating point, and so is 50 - 49: the boundary itself
-    assert 0.02 * 50.0 == 1.0 and 50.0 - 49.0 == 1.0
+    assert 0.02 * 50.0 == 1.0
+    assert 50.0 - 49.0 == 1.0
     a = _card("run-aaaaaaaa", 50.0, HASH_A)
     assert reproduces(a, _card("run-bbbbbbbb", 49.0, HASH_B))
     assert reproduces(_card("run-bbbbbbbb", 49.0, HASH_B), a)  # relative to the larger: 50
@@ -98,7 +99,11 @@ def test_tiers_of_a_reproduced_pair_a_validated_card_and_a_lone_one():
     lone = _card("run-cccccccc-3", 0.9, "c" * 64, fingerprint="d" * 64)
     validated = HumanValidation.model_validate(_record(run_card_hash="c" * 64))
     tiers = verification_tiers([first, second, lone], [None, None, validated])
-    assert [t.name for t in tiers] == [MAINTAINER_VERIFIED, MAINTAINER_VERIFIED, COMMUNITY_VALIDATED]
+    assert [t.name for t in tiers] == [
+        MAINTAINER_VERIFIED,
+        MAINTAINER_VERIFIED,
+        COMMUNITY_VALIDATED,
+    ]
     assert tiers[0].reason == "reproduced within ±2% by run run-bbbb"
     assert tiers[1].reason == "reproduced within ±2% by run run-aaaa"
     assert tiers[2].reason == (
@@ -131,7 +136,7 @@ def test_the_same_card_object_twice_is_not_its_own_reproduction_but_an_equal_cop
 
 
 def test_tiers_need_one_validation_slot_per_card():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="zip"):
         verification_tiers([_card("r", 0.5, HASH_A)], [])
 
 
@@ -146,7 +151,8 @@ def test_the_sidecar_sits_beside_the_card():
 def test_a_record_in_the_card_is_read_and_checked_against_the_card(tmp_path):
     card = {"run_card_hash": HASH_A, "human_validation": _record()}
     record, problem = read_human_validation(card, tmp_path / "run.json")
-    assert problem is None and record is not None
+    assert problem is None
+    assert record is not None
     assert record.rated() == 10
     assert record.reviewed_at == dt.date(2026, 11, 30)
     other = {"run_card_hash": HASH_B, "human_validation": _record()}
@@ -163,7 +169,9 @@ def test_the_card_s_own_record_wins_over_a_sidecar(tmp_path):
     sidecar_path(card_path).write_text("{broken", encoding="utf-8")
     card = {"run_card_hash": HASH_A, "human_validation": _record(organisation="In the card")}
     record, problem = read_human_validation(card, card_path)
-    assert problem is None and record is not None and record.organisation == "In the card"
+    assert problem is None
+    assert record is not None
+    assert record.organisation == "In the card"
 
 
 def test_a_sidecar_is_read_when_the_card_has_none(tmp_path):
@@ -171,7 +179,9 @@ def test_a_sidecar_is_read_when_the_card_has_none(tmp_path):
     sidecar = sidecar_path(card_path)
     sidecar.write_text(json.dumps(_record(organisation="Beside")), encoding="utf-8")
     record, problem = read_human_validation({"run_card_hash": HASH_A}, card_path)
-    assert problem is None and record is not None and record.organisation == "Beside"
+    assert problem is None
+    assert record is not None
+    assert record.organisation == "Beside"
     assert read_human_validation({"run_card_hash": HASH_A}, tmp_path / "other.json") == (
         None,
         None,
@@ -183,7 +193,8 @@ def test_an_unusable_sidecar_is_one_line_naming_it_and_the_field(tmp_path):
     sidecar = sidecar_path(card_path)
     sidecar.write_text("{broken", encoding="utf-8")
     record, problem = read_human_validation({"run_card_hash": HASH_A}, card_path)
-    assert record is None and problem is not None
+    assert record is None
+    assert problem is not None
     assert problem.startswith(f"{sidecar}: unreadable: ")
     sidecar.write_text(json.dumps(_record(reviewers=0)), encoding="utf-8")
     record, problem = read_human_validation({"run_card_hash": HASH_A}, card_path)
@@ -200,4 +211,30 @@ def test_a_record_that_is_not_an_object_names_the_record(tmp_path):
     record, problem = read_human_validation(card, tmp_path / "run.json")
     assert record is None
     assert problem is not None
-    assert problem.startswith(f"{tmp_path / 'run.json'}: field 'human_validation': field '(record)': ")
+    assert problem.startswith(
+        f"{tmp_path / 'run.json'}: field 'human_validation': field '(record)': "
+    )
+
+
+def test_a_single_rated_output_is_enough_and_a_bad_rating_names_its_nested_field(tmp_path):
+    card_path = tmp_path / "run.json"
+    one = {"run_card_hash": HASH_A, "human_validation": _record(ratings={"gist": 1})}
+    record, problem = read_human_validation(one, card_path)
+    assert problem is None
+    assert record is not None
+    assert record.rated() == 1
+    odd = {"run_card_hash": HASH_A, "human_validation": _record(ratings={"superb": 1})}
+    record, problem = read_human_validation(odd, card_path)
+    assert record is None
+    assert problem is not None
+    assert problem.startswith(
+        f"{card_path}: field 'human_validation': field 'ratings.superb.[key]': Input should be"
+    )
+
+
+def test_a_validated_card_first_does_not_stop_the_others_being_tiered():
+    validated = HumanValidation.model_validate(_record())
+    cards = [_card("run-aaaaaaaa", 0.6, HASH_A), _card("run-bbbbbbbb", 0.6, HASH_B)]
+    cards.append(_card("run-cccccccc", 0.9, "c" * 64, fingerprint="d" * 64))
+    tiers = verification_tiers(cards, [validated, None, None])
+    assert [t.name for t in tiers] == [COMMUNITY_VALIDATED, MAINTAINER_VERIFIED, SELF_BENCHMARKED]
