@@ -50,6 +50,7 @@ def extend(card: Mapping[str, Any], block: Mapping[str, Any]) -> dict[str, Any]:
         scores.get("quality_tier"), scores.get("quality_tier_uncapped"), block["meets_threshold"]
     )
     child["human_validation"] = dict(block)
+    runcard.check_before_sealing(child)  # a record that breaks the card's schema is not sealed
     return runcard.seal(child)
 
 
