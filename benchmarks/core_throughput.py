@@ -197,7 +197,8 @@ def upstream(
     measure([*pytest_command(folder, corpus.resolve(), 0), "--collect-only"], folder)
     ours = measure(pytest_command(folder, corpus.resolve(), 0), folder)
     line = (
-        f"upstream-shape corpus {corpus.name} ({count} entries): {ours.wall_s:.2f} s whole process"
+        f"upstream-shape corpus {corpus.name} ({count} entries): {ours.wall_s:.2f} s whole "
+        f"process (CPU {ours.cpu_s:.2f} s)"
     )
     if harness_command:
         started = time.perf_counter()
