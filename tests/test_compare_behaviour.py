@@ -38,9 +38,10 @@ def _edited_haiku() -> dict:
     return edited
 
 
-@pytest.fixture(scope="module")
-def comparison(tmp_path_factory) -> Comparison:
-    path = Path(tmp_path_factory.mktemp("runs")) / "haiku_edited_report.json"
+@pytest.fixture
+def comparison(tmp_path: Path) -> Comparison:
+    """Built afresh for each test, so mutmut links every test to the functions it calls."""
+    path = tmp_path / "haiku_edited_report.json"
     path.write_text(json.dumps(_edited_haiku()), encoding="utf-8")
     return compare_runs(read_run(GPT55), read_run(path), GateOptions(), top=3)
 
