@@ -8,14 +8,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 import pytest
 from replayed_runs import GPT55, HAIKU, report
 from sacrebleu.metrics import CHRF
 
 from pytest_mteval.cards.baseline import read_run
-from pytest_mteval.cards.compare import Comparison, compare_runs, markdown, text_lines
-from pytest_mteval.cards.gate import GateOptions, fmt, interval
+from pytest_mteval.cards.compare import (
+    Comparison,
+    EntryChange,
+    compare_runs,
+    entry_changes,
+    markdown,
+    text_lines,
+)
+from pytest_mteval.cards.gate import GateOptions, GateVerdict, fmt, interval
+from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.scoring.comparable import Comparable
 
 CHRF_PP = CHRF(word_order=2)
 LONG = "a \\ b " + "word " * 30  # a backslash, and 156 characters flattened to 155
@@ -170,3 +180,120 @@ def test_markdown_cells_escape_backslashes_and_show_errors(comparison):
     assert "| (error: timeout after 30 s) |" in text
     cut = " ".join(LONG.split())[:79].replace("\\", "\\\\") + "…"
     assert f"| {cut} |" in text
+
+
+# Cases the two runs above do not contain, found by mutation testing: a floor row outside the
+# metric table, several failing metrics, a withheld text, sources that differ between runs, a
+# small improvement, a cell exactly at the width limit.
+
+
+def _row(source: str, predicted: str | None, chrf: float, **extra: object) -> EntryRecord:
+    return cast(
+        EntryRecord,
+        {"source": source, "predicted": predicted, "chrf_score": chrf, "error": None, **extra},
+    )
+
+
+def _run(name: str, sha: str | None, rows: dict[str, EntryRecord]) -> Comparable:
+    return Comparable(name, "run card", name, sha, "default", {}, None, rows)
+
+
+def _bare(a: Comparable, b: Comparable, changes: list[EntryChange]) -> Comparison:
+    """A comparison with no metric table and a passing gate: only the entries are shown."""
+    verdict = GateVerdict(True, [], [], GateOptions())
+    regressed = [c for c in changes if c.delta < 0]
+    improved = [c for c in changes if c.delta > 0]
+    return Comparison(a, b, verdict, [], regressed, improved)
+
+
+def test_a_floor_and_several_gates_failing_are_all_named(tmp_path: Path) -> None:
+    path = tmp_path / "haiku_edited_report.json"
+    path.write_text(json.dumps(_edited_haiku()), encoding="utf-8")
+    a, b = read_run(GPT55), read_run(path)
+    assert b.composite is not None
+    options = GateOptions(fail_under=0.99, metric_gates={"chrf_plus_plus": 0.0})
+    c = compare_runs(a, b, options, top=1)
+    floor = f"composite (this run): {b.composite:.4f} (floor 0.99) FAIL: {b.composite:.4f} < 0.99"
+    failing = [r.metric for r in c.verdict.rows if not r.passed]
+    assert failing[0] == "composite (this run)"
+    assert len(failing) >= 3
+    lines = text_lines(c)
+    assert floor in lines
+    assert lines.index(floor) == 3 + len(c.metrics)  # right under the table
+    assert lines[-1] == "gate FAILED: " + ", ".join(failing)
+    md = markdown(c).split("\n")
+    row = f"| composite (this run) | | {b.composite:.4f} | | | | FAIL: {b.composite:.4f} < 0.99 |"
+    assert md[6 + len(c.metrics)] == row
+    assert f"**gate FAILED: {', '.join(failing)}**" in md
+
+
+def test_a_withheld_text_and_an_error_are_shown_as_such() -> None:
+    a = _run("a.json", "d" * 64, {"e1": _row("Hello.", None, 40.0, text_withheld=True)})
+    b = _run("b.json", "d" * 64, {"e1": _row("Hello.", None, 0.0, error="boom")})
+    (change,) = entry_changes(a, b)
+    assert (change.before, change.after) == ("(text withheld)", "(error: boom)")
+    empty = _run("c.json", "d" * 64, {"e1": _row("Hello.", None, 0.0)})
+    assert entry_changes(a, empty)[0].after == ""
+
+
+def test_sources_that_differ_are_paired_only_on_the_same_dataset() -> None:
+    a_rows = {"e1": _row("Good morning.", "Mangwanani.", 50.0), "e2": _row("Hi.", "Hesi.", 9.0)}
+    b_rows = {"e1": _row("Good evening.", "Manheru.", 70.0), "e2": _row("Hi.", "Mhoro.", 20.0)}
+    same = entry_changes(_run("a", "f" * 64, a_rows), _run("b", "f" * 64, b_rows))
+    assert [(c.entry_id, c.source, c.before, c.after) for c in same] == [
+        ("e1", "Good evening.", "Mangwanani.", "Manheru."),
+        ("e2", "Hi.", "Hesi.", "Mhoro."),
+    ]
+    assert [c.delta for c in same] == [pytest.approx(20.0), pytest.approx(11.0)]
+    # different datasets, or datasets without a fingerprint: a changed source is another entry
+    for sha_a, sha_b in (("f" * 64, "e" * 64), (None, None), ("", "")):
+        other = entry_changes(_run("a", sha_a, a_rows), _run("b", sha_b, b_rows))
+        assert [c.entry_id for c in other] == ["e2"]
+    extra = entry_changes(_run("a", None, a_rows), _run("b", None, {**b_rows, "e9": b_rows["e2"]}))
+    assert [c.entry_id for c in extra] == ["e2"]  # an entry A lacks is not a change
+
+
+def test_an_improvement_under_one_point_is_listed(tmp_path: Path) -> None:
+    """A copy of one run with one prediction's last character doubled: the original improves
+    on it by less than one sentence chrF++ point, and nothing else moves."""
+    entries = report(GPT55)["entries"]
+    moves = []
+    for e in entries:
+        if e["predicted"] and e["predicted"] != e["expected"]:
+            worse = e["predicted"] + e["predicted"][-1]
+            gain = _chrf(e["predicted"], e["expected"]) - _chrf(worse, e["expected"])
+            if 0 < gain < 1:
+                moves.append((gain, e["id"], worse))
+    assert moves, "no entry of the run allows a gain under one point"
+    gain, entry, worse = min(moves)
+    edited = report(GPT55)
+    for e in edited["entries"]:
+        if e["id"] == entry:
+            e["predicted"] = worse
+    path = tmp_path / "gpt55_worse_report.json"
+    path.write_text(json.dumps(edited), encoding="utf-8")
+    c = compare_runs(read_run(path), read_run(GPT55), GateOptions(), top=5)
+    assert c.regressed == []
+    assert [x.entry_id for x in c.improved] == [entry]
+    assert c.improved[0].delta == pytest.approx(gain, abs=1e-9)
+    lines = text_lines(c)
+    assert not any("regressed most" in line for line in lines)
+    assert lines[-5] == "entries that improved most (sentence chrF++, A -> B):"
+    assert lines[-1] == "gate PASSED: B is not a significant regression of A"
+
+
+def test_a_cell_of_exactly_eighty_characters_is_not_cut() -> None:
+    eighty, longer = "x" * 80, "y" * 81
+    a = _run("a", "d" * 64, {"e1": _row(eighty, longer, 10.0)})
+    b = _run("b", "d" * 64, {"e1": _row(eighty, eighty, 12.5)})
+    c = _bare(a, b, entry_changes(a, b))
+    lines = text_lines(c)
+    assert lines[-5:] == [
+        "entries that improved most (sentence chrF++, A -> B):",
+        f"  e1  10.00 -> 12.50 (+2.50)  {eighty}",
+        "      A: " + "y" * 79 + "…",
+        f"      B: {eighty}",
+        "gate PASSED: B is not a significant regression of A",
+    ]
+    md = markdown(c)
+    assert f"| e1 | 10.00 → 12.50 | +2.50 | {eighty} | {'y' * 79}… | {eighty} |" in md
