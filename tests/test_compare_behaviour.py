@@ -234,6 +234,11 @@ def test_a_withheld_text_and_an_error_are_shown_as_such() -> None:
     assert (change.before, change.after) == ("(text withheld)", "(error: boom)")
     empty = _run("c.json", "d" * 64, {"e1": _row("Hello.", None, 0.0)})
     assert entry_changes(a, empty)[0].after == ""
+    # an errored entry recorded without a score counts as 0; a row without a source shows none
+    errored = _run("d.json", None, {"e1": cast(EntryRecord, {"predicted": "x", "error": "oom"})})
+    scored = _run("e.json", None, {"e1": cast(EntryRecord, {"predicted": "y", "chrf_score": 7.5})})
+    (change,) = entry_changes(errored, scored)
+    assert (change.source, change.chrf_before, change.delta) == ("", 0.0, 7.5)
 
 
 def test_sources_that_differ_are_paired_only_on_the_same_dataset() -> None:
@@ -297,3 +302,40 @@ def test_a_cell_of_exactly_eighty_characters_is_not_cut() -> None:
     ]
     md = markdown(c)
     assert f"| e1 | 10.00 → 12.50 | +2.50 | {eighty} | {'y' * 79}… | {eighty} |" in md
+
+
+def test_a_metric_only_one_run_has_is_left_out(tmp_path: Path) -> None:
+    a, b = read_run(GPT55), read_run(GPT55)
+    assert {"bleu", "ter"} <= a.available()
+    b.metrics["bleu"] = None  # a run that did not record BLEU
+    a.metrics["ter"] = None
+    c = compare_runs(a, b, GateOptions(), top=1)
+    assert c.metrics == ["composite", *sorted(a.available() - {"bleu"})]
+    assert "bleu" not in c.metrics
+    assert "ter" not in c.metrics
+
+
+def test_without_a_significance_test_every_p_cell_is_a_dash() -> None:
+    c = compare_runs(read_run(GPT55), read_run(GPT55), GateOptions(significance=0.0))
+    rows = markdown(c).split("\n")[6 : 6 + len(c.metrics)]
+    assert [r.split(" | ")[0] for r in rows] == [f"| {m}" for m in c.metrics]
+    assert [r.split(" | ")[5] for r in rows] == ["-"] * len(c.metrics)
+
+
+def test_a_gate_that_could_not_be_evaluated_fails_without_naming_a_metric() -> None:
+    """The shape evaluate_gate returns when evaluation raised: failed, no row, one note."""
+    a = _run("a", "d" * 64, {"e1": _row("Hi.", "Hesi.", 10.0)})
+    note = "the gate could not be evaluated: ValueError: | bad"
+    verdict = GateVerdict(False, [], [note], GateOptions())
+    c = Comparison(a, a, verdict, [], [], [])
+    lines = text_lines(c)
+    assert lines[-2:] == [f"note: {note}", "gate FAILED"]
+    md = markdown(c).split("\n")
+    assert md[-6:] == [
+        "|---|---:|---:|---:|---|---:|---|",
+        "",
+        "**gate FAILED**",
+        "",
+        "- the gate could not be evaluated: ValueError: \\| bad",
+        "",
+    ]
