@@ -19,12 +19,12 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any, Final, NotRequired
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
 from pytest_mteval.corpus import ReferenceQuality
@@ -266,12 +266,37 @@ def check_before_sealing(card: Mapping[str, Any]) -> None:
     except (KeyError, TypeError) as exc:
         raise RunCardError(f"run card refused: fingerprint component missing: {exc}") from None
     try:
-        RunCard.model_validate(complete, strict=True)
+        _validate_in_parts(complete)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
         got = type(err["input"]).__name__
         raise RunCardError(f"run card refused: field {where!r}: {err['msg']} (got {got})") from None
+
+
+#: Result rows validated at once: a validated copy of every row of a 100,000-entry card would
+#: cost about 100 MB more at the end of the run.
+_ROWS_AT_ONCE: Final = 2_000
+_ROWS: Final = TypeAdapter(list[ResultRow])
+
+
+def _validate_in_parts(card: Mapping[str, Any]) -> None:
+    """``RunCard.model_validate(card, strict=True)``, the result rows a block at a time.
+
+    Only a card that fails is validated whole again, so the error reported is the one the
+    whole validation reports first, exactly as before.
+    """
+    rows = card.get("results")
+    if not isinstance(rows, list) or len(rows) <= _ROWS_AT_ONCE:
+        RunCard.model_validate(card, strict=True)
+        return
+    try:
+        RunCard.model_validate({**card, "results": []}, strict=True)
+        for start in range(0, len(rows), _ROWS_AT_ONCE):
+            _ROWS.validate_python(rows[start : start + _ROWS_AT_ONCE], strict=True)
+    except ValidationError:
+        RunCard.model_validate(card, strict=True)  # names the first error, as it always has
+        raise
 
 
 def not_json(value: Any, where: str = "") -> str | None:
@@ -316,8 +341,36 @@ def fingerprint(card: Mapping[str, Any]) -> str:
 def card_hash(card: Mapping[str, Any]) -> str:
     unsealed = {**card, "run_card_hash": ""}
     unsealed.pop("signature", None)
-    encoded = json.dumps(unsealed, sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
+    digest = hashlib.sha256()
+    for chunk in canonical_chunks(unsealed):
+        digest.update(chunk.encode("utf-8"))
+    return digest.hexdigest()
+
+
+def canonical_chunks(card: Mapping[str, Any]) -> Iterator[str]:
+    """``json.dumps(card, sort_keys=True, ensure_ascii=False)`` in pieces, one top-level value
+    or one result row at a time, so a 100,000-row card is never one string in memory.
+
+    Joined, the pieces are exactly that string: default separators, keys sorted at every level
+    (the C encoder sorts each row). A card whose top-level keys are not all strings is encoded
+    in one piece, so the encoder converts and sorts them as it always has.
+    """
+    dump = partial(json.dumps, sort_keys=True, ensure_ascii=False)
+    if not all(isinstance(key, str) for key in card):
+        yield dump(card)
+        return
+    yield "{"
+    for position, key in enumerate(sorted(card)):
+        value = card[key]
+        yield f"{', ' if position else ''}{dump(key)}: "
+        if key == "results" and isinstance(value, list) and value:
+            yield "["
+            for index, row in enumerate(value):
+                yield f", {dump(row)}" if index else dump(row)
+            yield "]"
+        else:
+            yield dump(value)
+    yield "}"
 
 
 def seal(card: dict[str, Any]) -> dict[str, Any]:
@@ -333,15 +386,25 @@ def render(card: Mapping[str, Any]) -> bytes:
     Readable with ``less`` and diffable line by line, yet written by the C JSON encoder (an
     ``indent`` makes the json module fall back to pure Python: seconds on 10,000 entries).
     """
+    return b"".join(rendered_chunks(card))
+
+
+def rendered_chunks(card: Mapping[str, Any]) -> Iterator[bytes]:
+    """``render(card)`` in pieces (one top-level key or one result row each), for writing a
+    large card without holding all of it as text. Encoding errors (NaN, a set) surface before
+    the first piece of the value that holds them is yielded."""
     dump = partial(json.dumps, ensure_ascii=False, allow_nan=False)
-    lines = []
-    for key, value in card.items():
+    yield b"{\n"
+    for position, (key, value) in enumerate(card.items()):
+        lead = ",\n" if position else ""
         if key == "results" and isinstance(value, list) and value:
-            rows = ",\n    ".join(dump(row) for row in value)
-            lines.append(f'  "results": [\n    {rows}\n  ]')
+            yield f'{lead}  "results": [\n    '.encode()
+            for index, row in enumerate(value):
+                yield (f",\n    {dump(row)}" if index else dump(row)).encode("utf-8")
+            yield b"\n  ]"
         else:
-            lines.append(f"  {dump(key)}: {dump(value)}")
-    return ("{\n" + ",\n".join(lines) + "\n}\n").encode("utf-8")
+            yield f"{lead}  {dump(key)}: {dump(value)}".encode()
+    yield b"\n}\n"
 
 
 def write_new(card: dict[str, Any], path: Path) -> Path:
@@ -349,7 +412,7 @@ def write_new(card: dict[str, Any], path: Path) -> Path:
 
     A run card is never overwritten: it may be the only record of a paid run.
     """
-    tmp = _synced_temp_file(render(card), path.parent)
+    tmp = _synced_temp_file(rendered_chunks(card), path.parent)
     try:
         for candidate in (path, path.with_name(f"{path.stem}-{card['run_id'][:8]}{path.suffix}")):
             try:
@@ -364,17 +427,22 @@ def write_new(card: dict[str, Any], path: Path) -> Path:
 
 def replace(card: Mapping[str, Any], path: Path) -> None:
     """Atomically replace ``path`` (for updating a baseline on purpose)."""
-    os.replace(_synced_temp_file(render(card), path.parent), path)
+    os.replace(_synced_temp_file(rendered_chunks(card), path.parent), path)
 
 
-def _synced_temp_file(data: bytes, folder: Path) -> str:
-    """A temporary file in ``folder`` (same filesystem, so linking or renaming is atomic)."""
+def _synced_temp_file(chunks: Iterable[bytes], folder: Path) -> str:
+    """A temporary file in ``folder`` (same filesystem, so linking or renaming is atomic),
+    removed again if encoding a chunk fails half-way."""
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".runcard-", suffix=".tmp", dir=folder)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.writelines(chunks)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        os.unlink(tmp)
+        raise
     return tmp
 
 

@@ -27,8 +27,9 @@ from pytest_mteval.metrics.definition import MetricDefinition, Row, SacreFamily,
 DEFAULT_SEED: Final = 12345
 DEFAULT_RESAMPLES: Final = 1000
 DEFAULT_CONFIDENCE: Final = 0.95
-#: Cells of the resample-count matrix held in memory at once (about 16 MB of float64).
-_CHUNK_CELLS: Final = 2_000_000
+#: Cells of the resample-count matrix held in memory at once (about 4 MB of float64; a block
+#: takes about four times that while it is drawn and counted, at the end of a run).
+_CHUNK_CELLS: Final = 500_000
 
 Rows = npt.NDArray[np.float64]
 Metrics = Mapping[str, float | None]
