@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,23 @@ def envelope(entries: list[dict[str, Any]], **dataset: Any) -> dict[str, Any]:
         },
         "entries": entries,
     }
+
+
+def documented_fingerprint(card: dict[str, Any]) -> str:
+    """A card's fingerprint as README documents it, computed here rather than by the code
+    under test: sha256 of the compact JSON list of its components."""
+    components = [
+        card["dataset"]["sha256"],
+        card["model_slug"],
+        card["condition"],
+        card["system_prompt_sha256"],
+        card["temperature"],
+        card["harness_version"],
+        card["batch_size"],
+        sorted(card["tools_enabled"]),
+    ]
+    encoded = json.dumps(components, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
 
 
 def flores_entries(count: int) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import documented_fingerprint
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ec import SECP256R1, generate_private_key
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -75,21 +76,6 @@ def _card(**changes: Any) -> dict[str, Any]:
     return card
 
 
-def _documented_fingerprint(card: dict[str, Any]) -> str:
-    components = [
-        card["dataset"]["sha256"],
-        card["model_slug"],
-        card["condition"],
-        card["system_prompt_sha256"],
-        card["temperature"],
-        card["harness_version"],
-        card["batch_size"],
-        sorted(card["tools_enabled"]),
-    ]
-    encoded = json.dumps(components, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
-
-
 def _documented_hash(card: dict[str, Any]) -> str:
     unsealed = {k: v for k, v in card.items() if k != "signature"}
     unsealed["run_card_hash"] = ""
@@ -102,7 +88,7 @@ def _documented_hash(card: dict[str, Any]) -> str:
 
 def test_seal_sets_the_documented_fingerprint_and_hash():
     card = runcard.seal(_card(model_slug="nêhiyawêwin-mt"))
-    assert card["fingerprint"] == _documented_fingerprint(card)
+    assert card["fingerprint"] == documented_fingerprint(card)
     assert card["run_card_hash"] == _documented_hash(card)
     runcard.verify(card, Path("card.json"))
 
@@ -110,7 +96,7 @@ def test_seal_sets_the_documented_fingerprint_and_hash():
 def test_tools_in_another_order_give_the_same_fingerprint_and_a_missing_list_is_empty():
     one = runcard.fingerprint(_card(tools_enabled=["fst", "lookup"]))
     assert one == runcard.fingerprint(_card(tools_enabled=["lookup", "fst"]))
-    assert runcard.fingerprint(_card(tools_enabled=[])) == _documented_fingerprint(
+    assert runcard.fingerprint(_card(tools_enabled=[])) == documented_fingerprint(
         _card(tools_enabled=[])
     )
     without = _card()

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import METHODS
+from conftest import METHODS, documented_fingerprint
 
 pytest_plugins = ["pytester"]
 
@@ -135,18 +135,7 @@ def test_hash_and_fingerprint_follow_the_documented_encoding(card_path):
         json.dumps(unsealed, sort_keys=True, ensure_ascii=False).encode("utf-8")
     ).hexdigest()
     assert card["run_card_hash"] == expected_hash
-    components = [
-        card["dataset"]["sha256"],
-        card["model_slug"],
-        card["condition"],
-        card["system_prompt_sha256"],
-        card["temperature"],
-        card["harness_version"],
-        card["batch_size"],
-        sorted(card["tools_enabled"]),
-    ]
-    encoded = json.dumps(components, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    assert card["fingerprint"] == hashlib.sha256(encoded).hexdigest()
+    assert card["fingerprint"] == documented_fingerprint(card)
 
 
 def test_verify_accepts_a_card_and_rejects_any_edit(card_path, tmp_path):
