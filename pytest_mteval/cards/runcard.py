@@ -22,236 +22,45 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any, Final, NotRequired
+from typing import Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
-from typing_extensions import TypedDict
+from pydantic import TypeAdapter, ValidationError
 
-from pytest_mteval.corpus import ReferenceQuality
+from pytest_mteval.cards.card_model import (
+    SPEC_ROW,
+    SPEC_SCORES,
+    Coverage,
+    DatasetRef,
+    Flag,
+    GateRecord,
+    HumanValidation,
+    MethodInfo,
+    ResultRow,
+    RunCard,
+    Scores,
+    Totals,
+)
 from pytest_mteval.errors import MtevalError, read_json
+
+__all__ = [
+    "SPEC_ROW",
+    "SPEC_SCORES",
+    "Coverage",
+    "DatasetRef",
+    "Flag",
+    "GateRecord",
+    "HumanValidation",
+    "MethodInfo",
+    "ResultRow",
+    "RunCard",
+    "RunCardError",
+    "Scores",
+    "Totals",
+]
 
 
 class RunCardError(MtevalError):
     """A run card that cannot be read or does not verify; the message is one line."""
-
-
-class DatasetRef(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    id: str
-    version: str
-    language_pair: str
-    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
-    entry_count: int = Field(ge=0)
-    #: The corpus envelope's ``reference_quality``, when it has one (issue 15).
-    reference_quality: ReferenceQuality | None = None
-
-
-class Scores(BaseModel):
-    """spec §3.4 and §3.6; null where not measured."""
-
-    model_config = ConfigDict(extra="allow")
-    total: int
-    errors: int
-    exact_matches: int
-    exact_match_rate: float | None
-    equivalent_matches: int | None = None
-    equivalent_match_rate: float | None = None
-    fst_accepted: int | None = None
-    fst_acceptance_rate: float | None = None
-    morphological_accuracy: float | None = None
-    chrf_plus_plus: float | None
-    bleu: float | None = None
-    semantic_score: float | None = None
-    ter: float | None = None
-    length_ratio: float | None = None
-    code_switching_rate: float | None = None
-    hallucination_rate: float | None = None
-    terminology_adherence: float | None = None
-    tokens_per_second: float | None = None
-    entries_per_minute: float | None = None
-    composite: float | None = None
-    avg_latency_seconds: float | None = None
-    median_latency_seconds: float | None = None
-    p95_latency_seconds: float | None = None
-    by_difficulty: dict[str, Any] = Field(default_factory=dict)
-    by_provenance: dict[str, Any] = Field(default_factory=dict)
-    by_domain: dict[str, Any] = Field(default_factory=dict)
-    # Beyond the spec, written by this harness (absent from older cards).
-    plugin_metrics: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    scoring_profile: str | None = None
-    composite_metrics: list[str] | None = None
-    quality_tier: str | None = None
-    quality_tier_uncapped: str | None = None
-    cost_adjusted: float | None = None
-    confidence_intervals: dict[str, dict[str, Any]] | None = None
-
-
-#: The spec's scores (§3.4, §3.6): null on a card where not measured.
-SPEC_SCORES: Final = (
-    *("total", "errors", "exact_matches", "exact_match_rate", "equivalent_matches"),
-    *("equivalent_match_rate", "fst_accepted", "fst_acceptance_rate", "morphological_accuracy"),
-    *("chrf_plus_plus", "bleu", "semantic_score", "ter", "length_ratio", "code_switching_rate"),
-    *("hallucination_rate", "terminology_adherence", "tokens_per_second", "entries_per_minute"),
-    *("composite", "avg_latency_seconds", "median_latency_seconds", "p95_latency_seconds"),
-    *("by_difficulty", "by_provenance", "by_domain"),
-)
-
-
-class Totals(BaseModel):
-    """spec §3.5."""
-
-    model_config = ConfigDict(extra="allow")
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    reasoning_tokens: int = 0
-    cached_tokens: int = 0
-    total_cost_usd: float | None = None
-    cost_per_entry_usd: float | None = None
-    cost_per_source_char: float | None = None
-
-
-class ResultRow(TypedDict):
-    """spec §3.7, one per evaluated entry: an entry record (``metrics/record.py``) without its
-    internal keys. A TypedDict, not a model: a card may have 100,000 rows, and validating
-    them as dicts costs a third of building a model per row."""
-
-    __pydantic_config__ = ConfigDict(extra="ignore")  # type: ignore[misc]  # kept, unchecked
-    entry_id: str
-    source: str | None  # null on a secret run's card (run/redaction.py)
-    expected: str | None
-    raw_predicted: NotRequired[str | None]
-    predicted: str | None
-    segment: NotRequired[str | None]
-    difficulty: NotRequired[int | str | None]
-    domain: NotRequired[str | None]
-    exact_match: bool | None
-    chrf_score: float | None
-    bleu_score: float | None
-    latency_s: NotRequired[float | None]
-    cost_usd: NotRequired[float | None]
-    tool_call_count: NotRequired[int]
-    error: str | None
-    plugin_metrics: NotRequired[dict[str, dict[str, Any]]]
-    fst_valid: NotRequired[bool | None]
-    equivalent_match: NotRequired[bool | None]
-    semantic_verdict: NotRequired[str | None]
-    code_switching_detected: NotRequired[bool | None]
-    hallucination_detected: NotRequired[bool | None]
-    # Beyond the spec, written by this harness (absent from older cards).
-    variants: NotRequired[list[str]]
-    provenance: NotRequired[str | None]
-    ter_score: NotRequired[float | None]
-    length_ratio: NotRequired[float | None]
-
-
-#: The spec's row fields: null on a card's row where the entry has no value.
-SPEC_ROW: Final = (
-    *("entry_id", "source", "expected", "raw_predicted", "predicted", "segment"),
-    *("difficulty", "domain", "exact_match", "chrf_score", "bleu_score", "latency_s"),
-    *("cost_usd", "tool_call_count", "error", "plugin_metrics", "fst_valid"),
-    *("equivalent_match", "semantic_verdict", "code_switching_detected"),
-    "hallucination_detected",
-)
-
-
-class Flag(BaseModel):
-    """A finding about the run as a whole (``scoring/guards.py``, the audit, the harness)."""
-
-    model_config = ConfigDict(extra="allow")
-    code: str
-    message: str
-    entry_ids: list[str] = Field(default_factory=list)
-
-
-class MethodInfo(BaseModel):
-    """The method that ran: its name, manifest, run configuration and its own card fields."""
-
-    model_config = ConfigDict(extra="allow")
-    name: str
-    manifest: dict[str, Any] | None = None
-    dependency_class: str | None = None
-    run_config: dict[str, Any] = Field(default_factory=dict)
-    fields: dict[str, Any] = Field(default_factory=dict)
-
-
-class GateRecord(BaseModel):
-    """The session gate's inputs and verdict (``cards/gate.py`` ``GateVerdict.to_json``)."""
-
-    model_config = ConfigDict(extra="allow")
-    passed: bool
-    baseline: str | None = None
-    baseline_run_card_hash: str | None = None
-    options: dict[str, Any] = Field(default_factory=dict)
-    common_entries: int = 0
-    shared_metrics: list[str] = Field(default_factory=list)
-    metrics: list[dict[str, Any]] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list)
-    baseline_note: str = ""
-
-
-class Coverage(BaseModel):
-    """How much of the corpus the run covered, and why not all of it."""
-
-    model_config = ConfigDict(extra="allow")
-    complete: bool
-    entries_run: int = Field(ge=0)
-    entries_in_corpus: int = Field(ge=0)
-    reasons: list[str] = Field(default_factory=list)
-
-
-class HumanValidation(BaseModel):
-    """spec §7.3: bilingual reviewers' ratings of a sample of the card's outputs, added by
-    ``mteval review ingest``; ``extends`` names the automated card (pytest_mteval/review)."""
-
-    model_config = ConfigDict(extra="allow")
-    extends: dict[str, Any]
-    sample: dict[str, Any]
-    reviewers: list[dict[str, Any]]
-    ratings: dict[str, int]
-    agreement: dict[str, Any]
-    meets_threshold: bool
-
-
-class RunCard(BaseModel):
-    """The whole card; unknown keys are kept (hooks may extend a card)."""
-
-    model_config = ConfigDict(extra="allow")
-    run_id: str
-    harness_version: str
-    timestamp: str
-    elapsed_seconds: float = Field(ge=0)
-    model_slug: str
-    model_id: str | None = None
-    condition: str
-    temperature: float
-    system_prompt_sha256: str
-    system_prompt_used: str
-    coaching_data_sha256: str | None = None
-    fst_version: str | None = None
-    tools_enabled: list[str] = Field(default_factory=list)
-    batch_size: int | None = None
-    max_retries: int | None = None
-    dataset: DatasetRef
-    scores: Scores
-    totals: Totals
-    results: list[ResultRow]
-    fingerprint: str = Field(pattern=r"^[0-9a-f]{64}$")
-    run_card_hash: str
-    human_validation: HumanValidation | None = None
-    # Beyond the spec, written by this harness (absent from older cards).
-    method: MethodInfo | None = None
-    # method_card (methods/manifest.py MethodCard, or null) is checked where it is made
-    signatures: dict[str, Any] | None = None  # sacrebleu's signature of each metric
-    flags: list[Flag] | None = None
-    hallucination: dict[str, Any] | None = None
-    warnings: list[str] | None = None
-    complete: bool | None = None
-    incomplete_reason: str | None = None
-    gate: GateRecord | None = None
-    cache: dict[str, Any] | None = None
-    coverage: Coverage | None = None
-    runner: dict[str, Any] | None = None
-    interrupted: bool | None = None
 
 
 def check_before_sealing(card: Mapping[str, Any]) -> None:
