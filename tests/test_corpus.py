@@ -107,3 +107,26 @@ def test_bad_corpus_stops_the_run_with_one_message_and_no_traceback(pytester, tm
 def test_every_shipped_corpus_loads(name):
     corpus = load_corpus(CORPORA / name)
     assert corpus.entries
+
+
+def test_entries_share_what_repeats_and_stay_independent(tmp_path):
+    """Memory at 100 k entries: entries given the same fields share pydantic's set of given
+    field names and their labels; a copy with an update must not leak into its neighbours."""
+    raw = [
+        {"id": 1, "source": "a", "reference": "b", "domain": "news"},
+        {"id": 2, "source": "c", "reference": "d", "domain": "news"},
+        {"id": 3, "source": "e", "reference": "f"},
+    ]
+    first, second, third = load_corpus(write(tmp_path, envelope(raw))).entries
+    assert first.model_fields_set is second.model_fields_set
+    assert third.model_fields_set == {"id", "source", "reference"}
+    assert first.domain is second.domain
+    changed = first.model_copy(update={"notes": "checked"})
+    assert changed.model_fields_set == {"id", "source", "reference", "domain", "notes"}
+    assert second.model_fields_set == {"id", "source", "reference", "domain"}
+    assert second.model_dump(exclude_unset=True) == {
+        "id": 2,
+        "source": "c",
+        "reference": "d",
+        "domain": "news",
+    }

@@ -1,0 +1,175 @@
+"""The pydantic models of a corpus file (benchmark spec §2): the envelope's dataset block and
+its entries, with the domain codes and segments the spec allows. The loader is ``corpus.py``."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
+
+#: The 16 domain codes of spec §2.7.
+DOMAINS: frozenset[str] = frozenset(
+    [
+        "conv",
+        "ecommerce",
+        "edu",
+        "financial",
+        "gov",
+        "legal",
+        "literary",
+        "marketing",
+        "medical",
+        "news",
+        "religious",
+        "scientific",
+        "subtitles",
+        "support",
+        "tech",
+        "ui",
+    ]
+)
+Segment = Literal["gold_standard", "held_out", "development", "diagnostic"]
+EntryId = StrictInt | StrictStr
+
+
+class Entry(BaseModel):
+    """One translation challenge (spec §2.2). Only id, source and reference are required."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+    id: EntryId
+    source: StrictStr
+    reference: StrictStr
+    segment: Segment = "development"
+    difficulty: int | None = Field(default=None, ge=1, le=5, strict=True)
+    provenance: StrictStr | None = None
+    register_: StrictStr | None = Field(default=None, alias="register")  # BaseModel has .register
+    context: StrictStr | None = None
+    domain: StrictStr | None = None
+    morphological_analysis: StrictStr | None = None
+    notes: StrictStr | None = None
+    variant_class: StrictStr | None = None
+    variants: list[StrictStr] = Field(default_factory=list)
+    terms: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("source", "reference")
+    @classmethod
+    def _has_text(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("empty or only whitespace")
+        return value
+
+    @field_validator("segment", "provenance", "register_", "domain", "variant_class")
+    @classmethod
+    def _shared(cls, value: str | None) -> str | None:
+        """A label repeats across entries: one string object for all (100 k entries)."""
+        return None if value is None else sys.intern(value)
+
+    def model_post_init(self, __context: Any) -> None:
+        if self.domain is not None and self.domain not in DOMAINS:
+            raise ValueError(
+                f"unknown domain {self.domain!r}; expected one of {', '.join(sorted(DOMAINS))}"
+            )
+
+    @property
+    def key(self) -> str:
+        """The id compared as text, so that 42 and "42" name the same entry."""
+        return str(self.id)
+
+
+#: How the references were judged against machine outputs (``ReferenceQuality.judgment``).
+Judgment = Literal[
+    "better_than_outputs", "comparable_to_outputs", "worse_than_outputs", "not_judged"
+]
+
+
+class ReferenceQuality(BaseModel):
+    """Which human translation the references are, and how it was judged against the machine
+    outputs it scores (optional ``dataset.reference_quality``; not in spec §2.1, which keeps
+    unknown envelope keys harmless). Issue 15: on WMT21 TED zh->en the experts rated one of the
+    two human references below every MT system, and every reference-based metric anti-correlates
+    with their judgment when it is used; a card must be able to say so."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    #: Which translation, e.g. "refB (second professional translation of WMT21 TED)".
+    reference: StrictStr
+    judgment: Judgment = "not_judged"
+    #: Who judged, e.g. "MQM expert raters (Freitag et al. 2021)"; required with a judgment.
+    judged_by: StrictStr | None = None
+    #: Where the judgment is documented, or its figures (a URL, a language-resource note).
+    evidence: StrictStr | None = None
+
+    @field_validator("reference")
+    @classmethod
+    def _named(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("empty or only whitespace")
+        return value
+
+    @model_validator(mode="after")
+    def _judge_named(self) -> ReferenceQuality:
+        if self.judgment != "not_judged" and not (self.judged_by or "").strip():
+            raise ValueError(f"judgment {self.judgment!r} needs 'judged_by' (who judged)")
+        return self
+
+    def describe(self) -> str:
+        """One line for people: the reference, and the judgment with who made it."""
+        return describe_reference_quality(self.model_dump()) or self.reference
+
+
+def describe_reference_quality(raw: Any) -> str | None:
+    """The line for a ``reference_quality`` object as a card stores it (None when absent or
+    not an object: a card from elsewhere may carry anything)."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("reference"), str):
+        return None
+    text = str(raw["reference"])
+    judgment = raw.get("judgment")
+    verdicts = {
+        "better_than_outputs": "judged better than machine outputs",
+        "comparable_to_outputs": "judged comparable to machine outputs",
+        "worse_than_outputs": (
+            "judged WORSE than machine outputs: reference-based scores may rank them backwards"
+        ),
+    }
+    if judgment in verdicts:
+        text += f"; {verdicts[judgment]}"
+        if raw.get("judged_by"):
+            text += f" by {raw['judged_by']}"
+    else:
+        text += "; quality not judged"
+    if raw.get("evidence"):
+        text += f" ({raw['evidence']})"
+    return text
+
+
+class Dataset(BaseModel):
+    """The envelope of spec §2.1, plus optional pointers to language resources."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: StrictStr
+    version: StrictStr
+    language_pair: StrictStr
+    source_language: StrictStr
+    target_language: StrictStr
+    created: StrictStr
+    license: StrictStr
+    provenance: list[StrictStr]
+    language_resources: StrictStr | None = None
+    glossary: StrictStr | None = None
+    attribution: StrictStr | None = None
+    #: Where the language community's agreement is documented (spec §11.1, minimum 7).
+    consent: StrictStr | None = None
+    #: Which reference the corpus uses and how it was judged (issue 15).
+    reference_quality: ReferenceQuality | None = None
