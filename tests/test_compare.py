@@ -10,8 +10,8 @@ from sacrebleu.metrics import CHRF
 
 from pytest_mteval.cards.baseline import read_run
 from pytest_mteval.cards.compare import compare_runs, markdown
-from pytest_mteval.cards.gate import GateOptions
 from pytest_mteval.cli.main import main
+from pytest_mteval.scoring.gate_options import GateOptions
 
 CHRF_PP = CHRF(word_order=2)
 

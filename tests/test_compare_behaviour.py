@@ -23,9 +23,10 @@ from pytest_mteval.cards.compare import (
     markdown,
     text_lines,
 )
-from pytest_mteval.cards.gate import GateOptions, GateVerdict, fmt, interval
+from pytest_mteval.cards.gate import GateVerdict, fmt, interval
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.scoring.comparable import Comparable
+from pytest_mteval.scoring.gate_options import GateOptions
 
 CHRF_PP = CHRF(word_order=2)
 LONG = "a \\ b " + "word " * 30  # a backslash, and 156 characters flattened to 155

@@ -18,16 +18,10 @@ from conftest import FLORES_HEAD, METHODS
 from replayed_runs import DEEPSEEK, GEMINI_SME, GPT55, HAIKU, card_dict, replay_card, report
 
 from pytest_mteval.cards.baseline import read_run
-from pytest_mteval.cards.gate import (
-    GateOptionError,
-    GateOptions,
-    evaluate_gate,
-    evaluate_runs,
-    gate_lines,
-    parse_metric_gate,
-)
+from pytest_mteval.cards.gate import evaluate_gate, evaluate_runs, gate_lines
 from pytest_mteval.cli.main import main
 from pytest_mteval.metrics import definition, sacre
+from pytest_mteval.scoring.gate_options import GateOptionError, GateOptions, parse_metric_gate
 
 
 def _row(verdict, metric):

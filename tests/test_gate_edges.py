@@ -13,13 +13,8 @@ from test_composite_weights import documented_weights
 from test_gate import _with_fst
 
 from pytest_mteval.cards.baseline import read_run
-from pytest_mteval.cards.gate import (
-    GateOptionError,
-    GateOptions,
-    evaluate_gate,
-    evaluate_runs,
-    parse_metric_gate,
-)
+from pytest_mteval.cards.gate import evaluate_gate, evaluate_runs
+from pytest_mteval.scoring.gate_options import GateOptionError, GateOptions, parse_metric_gate
 
 
 def test_a_composite_exactly_at_the_floor_passes_and_is_shown():

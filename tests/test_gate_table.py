@@ -5,7 +5,8 @@ width, for a hand-built verdict (expected lines typed out, not produced by the c
 
 from __future__ import annotations
 
-from pytest_mteval.cards.gate import GateOptions, GateVerdict, MetricVerdict, gate_lines
+from pytest_mteval.cards.gate import GateVerdict, MetricVerdict, gate_lines
+from pytest_mteval.scoring.gate_options import GateOptions
 
 
 def verdict(**changes) -> GateVerdict:

@@ -16,7 +16,7 @@ import pytest
 from replayed_runs import HAIKU, REPLAY, SNA_CORPUS, card_dict, replay_card
 from sacrebleu.metrics import BLEU, CHRF, TER
 
-from pytest_mteval.cards.gate import GateOptionError, GateOptions, evaluate_runs, parse_metric_gate
+from pytest_mteval.cards.gate import evaluate_runs
 from pytest_mteval.cards.runcard import Scores
 from pytest_mteval.cli.main import main
 from pytest_mteval.metrics import catalog
@@ -25,6 +25,7 @@ from pytest_mteval.metrics.definition import MetricDefinition, RatioOfCounts, Sh
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
 from pytest_mteval.scoring.comparable import from_card
+from pytest_mteval.scoring.gate_options import GateOptionError, GateOptions, parse_metric_gate
 
 pytest_plugins = ["pytester"]
 

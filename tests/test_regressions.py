@@ -9,7 +9,8 @@ from replayed_runs import GPT55, HAIKU, card_dict, replay_card, report
 from sacrebleu.metrics import CHRF
 
 from pytest_mteval.cards.baseline import read_run
-from pytest_mteval.cards.regressions import EntryGateOptions, char_diff, entry_verdict
+from pytest_mteval.cards.regressions import char_diff, entry_verdict
+from pytest_mteval.scoring.gate_options import EntryGateOptions
 
 CHRF_PP = CHRF(word_order=2)
 

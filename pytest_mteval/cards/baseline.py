@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.coverage import is_partial
 from pytest_mteval.corpus import Corpus
 from pytest_mteval.errors import MtevalError
-from pytest_mteval.history.index import is_partial
 from pytest_mteval.run.state import BaselineLoad
 from pytest_mteval.scoring.comparable import (
     Comparable,

@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from pytest_mteval.cards.gate import GateOptions, GateVerdict, evaluate_runs, fmt, interval
+from pytest_mteval.cards.gate import GateVerdict, evaluate_runs, fmt, interval
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.scoring.comparable import Comparable
+from pytest_mteval.scoring.gate_options import GateOptions
 from pytest_mteval.scoring.pairing import COMPOSITE, Measure
 
 DEFAULT_TOP: Final = 10

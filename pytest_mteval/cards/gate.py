@@ -9,80 +9,14 @@ is a verdict with one-line reasons, never an exception: a gate ends in a message
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Final
+from typing import Any
 
-from pytest_mteval.errors import MtevalError
 from pytest_mteval.metrics import catalog
-from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring.comparable import Comparable, from_card
+from pytest_mteval.scoring.gate_options import GateOptions
 from pytest_mteval.scoring.pairing import COMPOSITE, Measure, Pairing, measure, pair
-
-DEFAULT_SIGNIFICANCE: Final = 0.05
-
-
-class GateOptionError(MtevalError, ValueError):
-    """An unusable gate option; the message names it."""
-
-
-@dataclass(frozen=True)
-class GateOptions:
-    """What the gate allows. Drops are in each metric's own units (chrF++ 0-100, rates and
-    the composite 0-1); ``max_drop`` None leaves the composite ungated against the baseline."""
-
-    max_drop: float | None = 0.0
-    fail_under: float | None = None
-    metric_gates: Mapping[str, float] = field(default_factory=dict)
-    significance: float = DEFAULT_SIGNIFICANCE
-    n_bootstrap: int = stats.DEFAULT_RESAMPLES
-    seed: int = stats.DEFAULT_SEED
-    confidence: float = stats.DEFAULT_CONFIDENCE
-
-    def __post_init__(self) -> None:
-        if not 0.0 <= self.significance < 1.0:
-            raise GateOptionError(f"significance must be in [0, 1), got {self.significance!r}")
-        for name, value in (("max drop", self.max_drop), ("fail under", self.fail_under)):
-            if value is not None and not math.isfinite(value):
-                raise GateOptionError(f"{name} must be a finite number, got {value!r}")
-            if value is not None and not 0.0 <= value <= 1.0:
-                raise GateOptionError(
-                    f"{name} of the composite is on its 0-1 scale, got {value:g} "
-                    "(a drop of 5 chrF++ points is --mteval-gate chrf_plus_plus:5)"
-                )
-        for metric, drop in self.metric_gates.items():
-            check_metric_gate(metric, drop)
-
-    def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "metric_gates": dict(self.metric_gates)}
-
-
-def check_metric_gate(metric: str, drop: float) -> None:
-    definition = catalog.get(metric)
-    if metric != COMPOSITE and definition is None:
-        known = ", ".join(sorted({COMPOSITE, *catalog.names()}))
-        raise GateOptionError(f"unknown metric {metric!r} in a gate; known: {known}")
-    if not math.isfinite(drop) or drop < 0:
-        raise GateOptionError(f"max drop of {metric} must be a number >= 0, got {drop!r}")
-    scale = 1.0 if definition is None else definition.scale
-    if drop > scale:
-        raise GateOptionError(
-            f"max drop of {metric} is in its own units (0-{scale:g}), got {drop:g}"
-        )
-
-
-def parse_metric_gate(text: str) -> tuple[str, float]:
-    """``"chrf_plus_plus:1.0"`` -> ``("chrf_plus_plus", 1.0)``, GateOptionError otherwise."""
-    metric, sep, raw = text.rpartition(":")
-    try:
-        drop = float(raw)
-    except ValueError:
-        drop = math.nan
-    if not sep or not metric.strip() or math.isnan(drop):
-        raise GateOptionError(f"--mteval-gate expects METRIC:MAX_DROP, got {text!r}")
-    check_metric_gate(metric.strip(), drop)
-    return metric.strip(), drop
 
 
 @dataclass(frozen=True)

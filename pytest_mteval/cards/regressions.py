@@ -15,8 +15,7 @@ from typing import Any, Final
 
 from pytest_mteval.cards.char_diff import Kind, render
 from pytest_mteval.metrics.record import EntryRecord
-
-DEFAULT_ENTRY_MAX_DROP: Final = 10.0
+from pytest_mteval.scoring.gate_options import EntryGateOptions
 
 #: (record key, label) of the per-entry metrics shown before -> after.
 SHOWN_METRICS: Final = (
@@ -31,12 +30,6 @@ SHOWN_METRICS: Final = (
 
 
 @dataclass(frozen=True)
-class EntryGateOptions:
-    entry_max_drop: float = DEFAULT_ENTRY_MAX_DROP
-    entry_min_chrf: float | None = None
-
-
-@dataclass(frozen=True)
 class EntryVerdict:
     """Whether the entry fails, why (one line per reason), and its inspection card."""
 
@@ -48,7 +41,7 @@ class EntryVerdict:
 def entry_verdict(
     baseline_row: EntryRecord | None,
     record: EntryRecord,
-    options: EntryGateOptions = EntryGateOptions(),
+    options: EntryGateOptions = EntryGateOptions(),  # noqa: B008 (frozen: safe to share)
 ) -> EntryVerdict:
     """The verdict on one entry's record against its baseline row (None: no baseline)."""
     reasons = regression_reasons(baseline_row, record, options)

@@ -9,16 +9,16 @@ from typing import Any
 
 from pytest_mteval.cards.baseline import BaselineError, dataset_difference, read_run, run_texts
 from pytest_mteval.cards.compare import DEFAULT_TOP, compare_runs, markdown, text_lines
-from pytest_mteval.cards.gate import (
+from pytest_mteval.cards.reference_note import reference_lines
+from pytest_mteval.history.cli import DEFAULT_RUNS
+from pytest_mteval.history.index import HistoryError, resolve_run
+from pytest_mteval.scoring.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from pytest_mteval.scoring.gate_options import (
     DEFAULT_SIGNIFICANCE,
     GateOptionError,
     GateOptions,
     parse_metric_gate,
 )
-from pytest_mteval.cards.reference_note import reference_lines
-from pytest_mteval.history.cli import DEFAULT_RUNS
-from pytest_mteval.history.index import HistoryError, resolve_run
-from pytest_mteval.scoring.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 UNUSABLE = 2
 

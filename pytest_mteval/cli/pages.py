@@ -9,9 +9,9 @@ from typing import Any
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.baseline import BaselineError, read_run
-from pytest_mteval.cards.regressions import DEFAULT_ENTRY_MAX_DROP, EntryGateOptions
 from pytest_mteval.reports import leaderboard
 from pytest_mteval.reports.page import is_page_path
+from pytest_mteval.scoring.gate_options import DEFAULT_ENTRY_MAX_DROP, EntryGateOptions
 
 
 def write_page(text: str, out: str, default_name: str) -> Path:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pytest_mteval.cards.coverage import is_partial
 from pytest_mteval.errors import MtevalError
 
 INDEX_NAME = "index.jsonl"
@@ -21,26 +22,6 @@ INDEX_NAME = "index.jsonl"
 
 class HistoryError(MtevalError):
     """A run reference that cannot be resolved; the message is one line."""
-
-
-def coverage(entries_run: int, entries_in_corpus: int, filters: Sequence[str]) -> dict[str, Any]:
-    """The ``coverage`` field of a card: did this run evaluate the whole corpus?"""
-    reasons = [f"filtered by {name}" for name in filters]
-    if entries_run < entries_in_corpus:
-        reasons.append(
-            f"{entries_run} of {entries_in_corpus} entries ran (-k, --lf, -x or deselection)"
-        )
-    return {
-        "complete": not reasons,
-        "entries_run": entries_run,
-        "entries_in_corpus": entries_in_corpus,
-        "reasons": reasons,
-    }
-
-
-def is_partial(card: Mapping[str, Any]) -> bool:
-    found = card.get("coverage")
-    return isinstance(found, Mapping) and found.get("complete") is False
 
 
 def index_row(card: Mapping[str, Any], path: Path) -> dict[str, Any]:

@@ -9,10 +9,10 @@ from typing import Any
 
 from pytest_mteval.cards.baseline import BaselineError, dataset_difference, read_run, run_texts
 from pytest_mteval.cards.compare import compare_runs, text_lines
-from pytest_mteval.cards.gate import GateOptions
 from pytest_mteval.history.index import HistoryError, prune, record_run, resolve_run
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.scoring.comparable import from_card
+from pytest_mteval.scoring.gate_options import GateOptions
 
 
 def compare_lines(

@@ -7,7 +7,7 @@ batches, the same baseline rows and the same method fingerprint.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,18 +25,19 @@ from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_metho
 from pytest_mteval.methods.preflight import run_preflight
 from pytest_mteval.methods.protocol import RunConfig
 from pytest_mteval.metrics import catalog
-from pytest_mteval.metrics.base import MetricContext
+from pytest_mteval.metrics.base import Metric, MetricContext
 from pytest_mteval.metrics.equivalence import Judge
 from pytest_mteval.metrics.fst import FstError
 from pytest_mteval.metrics.registry import builtin_metrics
 from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionError
-from pytest_mteval.plugin.options import Settings, read_settings
+from pytest_mteval.plugin.options import read_settings
 from pytest_mteval.run.cache import TranslationCache, fingerprint_components, method_fingerprint
 from pytest_mteval.run.method_args import check_method_args, public_config, secret_names
 from pytest_mteval.run.redaction import secrecy_of
 from pytest_mteval.run.result_model import ResultProblem, validate_method_fields
 from pytest_mteval.run.secret_corpus import open_corpus
+from pytest_mteval.run.settings import Settings
 from pytest_mteval.run.state import RunState
 
 #: Every error that stops a run before it starts, each with a message shown as is.
@@ -52,7 +53,20 @@ StartError = (
 )
 
 
-def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None]:
+@dataclasses.dataclass(frozen=True)
+class Contributions:
+    """What other plugins and conftest files contribute to a run: their methods, metric
+    families and equivalence judge. ``hooks.py``, the only file that knows hook names, asks
+    for them; each is asked once, when the run starts."""
+
+    methods: Callable[[], Iterable[Mapping[str, Registered] | None]]
+    metrics: Callable[[MetricContext], Iterable[Iterable[Metric] | None]]
+    judge: Judge | None = None
+
+
+def start_run(
+    config: pytest.Config, contributions: Contributions
+) -> tuple[RunState | None, MethodCard | None]:
     """The run's state, or (None, None) when no corpus is configured."""
     settings = read_settings(config)
     if settings.corpus is None:
@@ -69,7 +83,7 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
             f"{corpus.path}: no entry matches the segment/domain/difficulty filters"
         )
     existed = settings.run_card is not None and settings.run_card.exists()
-    registered = _registered(config)
+    registered = _registered(contributions.methods())
     # before the method's code is imported (and could rewrite itself)
     audit = _audit(settings, registered)
     # only the controller seals cards: an xdist worker, where methods run, never holds the key
@@ -105,8 +119,8 @@ def start_run(config: pytest.Config) -> tuple[RunState | None, MethodCard | None
         fst_path=str(fst_path) if fst_path else None,
     )
     context = MetricContext(corpus=corpus, fst_path=settings.fst)
-    judge = _equivalence_judge(config)
-    found = config.hook.pytest_mteval_metrics(context=context)
+    judge = contributions.judge
+    found = contributions.metrics(context)
     plugin_metrics = [metric for metrics in found for metric in metrics or []]
     catalog.register_families(plugin_metrics)  # their run-level metrics, like the built-ins
     state = RunState(
@@ -267,17 +281,9 @@ def _method_args(settings: Settings) -> dict[str, str]:
     return args
 
 
-def _equivalence_judge(config: pytest.Config) -> Judge | None:
-    """The language plugins' equivalence hook, when any plugin implements it."""
-    hook = config.hook.pytest_mteval_equivalent
-    if not hook.get_hookimpls():
-        return None
-    return lambda entry, predicted: hook(entry=entry, predicted=predicted)
-
-
-def _registered(config: pytest.Config) -> dict[str, Registered]:
+def _registered(contributed: Iterable[Mapping[str, Registered] | None]) -> dict[str, Registered]:
     registered: dict[str, Registered] = {}
-    for found in config.hook.pytest_mteval_methods(config=config):
+    for found in contributed:
         for name, factory in (found or {}).items():
             if name in registered:
                 raise SettingsError(f"method name {name!r} is registered twice")

@@ -9,6 +9,7 @@ from typing import Any
 
 from pytest_mteval.cards.baseline import BaselineOutcome, BaselineUpdate, replace_baseline
 from pytest_mteval.cards.build import build_card
+from pytest_mteval.cards.coverage import coverage
 from pytest_mteval.cards.gate import GateVerdict, evaluate_gate
 from pytest_mteval.cards.runcard import (
     RunCardError,
@@ -18,7 +19,6 @@ from pytest_mteval.cards.runcard import (
     write_new,
 )
 from pytest_mteval.cards.signing import sign
-from pytest_mteval.history.index import coverage
 from pytest_mteval.methods.audit import audit_flags
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import MethodResult

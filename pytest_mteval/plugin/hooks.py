@@ -4,7 +4,6 @@ knows nothing of pytest's hook names."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Generator, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -18,9 +17,10 @@ from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import TranslationMethod
 from pytest_mteval.methods.registry import installed_methods
 from pytest_mteval.plugin import hookspecs
-from pytest_mteval.plugin.begin_run import StartError, start_run
+from pytest_mteval.plugin.begin_run import Contributions, StartError, start_run
 from pytest_mteval.plugin.collect import CorpusFile, EntryItem, batch_order
 from pytest_mteval.plugin.gate_item import GATE_LOCATION, GATE_NODEID, baseline_note, gate_reports
+from pytest_mteval.plugin.last_failed import corpus_nodeid, rerun_failed_corpus
 from pytest_mteval.plugin.options import add_options
 from pytest_mteval.plugin.session_end import Evaluation, end_session, failure_reason
 from pytest_mteval.plugin.summary import write_summary
@@ -64,10 +64,25 @@ def pytest_mteval_methods(config: pytest.Config) -> dict[str, Registered]:
     return installed_methods()
 
 
+def _contributions(config: pytest.Config) -> Contributions:
+    """Our hooks as other plugins implement them, asked by the run without their names."""
+    hook = config.hook
+    equivalent = hook.pytest_mteval_equivalent
+    return Contributions(
+        methods=lambda: hook.pytest_mteval_methods(config=config),
+        metrics=lambda context: hook.pytest_mteval_metrics(context=context),
+        judge=(
+            (lambda entry, predicted: equivalent(entry=entry, predicted=predicted))
+            if equivalent.get_hookimpls()
+            else None
+        ),
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "mteval: a corpus entry evaluated by pytest-mteval")
     try:
-        state, card = start_run(config)
+        state, card = start_run(config, _contributions(config))
     except StartError as exc:
         raise pytest.UsageError(str(exc)) from None
     if state is None:
@@ -156,27 +171,14 @@ class ActiveRun:
     ) -> pytest.Collector | None:
         if file_path.resolve() != self.state.corpus.path:
             return None
-        node = CorpusFile.from_parent(parent, path=file_path, nodeid=self._corpus_nodeid())
+        node = CorpusFile.from_parent(
+            parent, path=file_path, nodeid=corpus_nodeid(self.config, self.state.corpus.path)
+        )
         node.state = self.state
         return node
 
-    def _corpus_nodeid(self) -> str | None:
-        """Outside the rootdir pytest would give the corpus an empty node id; name it by its
-        path relative to the rootdir instead (``../data/x.json``)."""
-        rootpath = self.config.rootpath
-        corpus = self.state.corpus.path
-        return None if corpus.is_relative_to(rootpath) else os.path.relpath(corpus, rootpath)
-
     def pytest_sessionstart(self) -> None:
-        """Let ``--lf`` find a corpus outside the rootdir: pytest joins failed node ids onto
-        the rootdir without normalizing '..', so it would not recognize the corpus file."""
-        lf = self.config.pluginmanager.get_plugin("lfplugin")
-        nodeid = self._corpus_nodeid()
-        paths = getattr(lf, "_last_failed_paths", None)
-        if nodeid is None or not getattr(lf, "active", False) or not isinstance(paths, set):
-            return
-        if any(str(failed).startswith(nodeid + "::") for failed in getattr(lf, "lastfailed", {})):
-            paths.add(self.state.corpus.path)
+        rerun_failed_corpus(self.config, self.state.corpus.path)
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         """With no explicit paths, run the evaluation and mteval tests, not unrelated suites."""

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from pytest_mteval.cards.char_diff import Kind, render
-from pytest_mteval.cards.regressions import EntryGateOptions, regression_reasons
+from pytest_mteval.cards.regressions import regression_reasons
 from pytest_mteval.metrics import catalog
 from pytest_mteval.metrics.record import EntryRecord, as_records
 from pytest_mteval.reports import plots
@@ -25,6 +25,7 @@ from pytest_mteval.reports.page import (
     text_cell,
 )
 from pytest_mteval.scoring.comparable import Comparable
+from pytest_mteval.scoring.gate_options import EntryGateOptions
 
 #: (scores key, label, digits) of the headline rows after the metrics, shown when measured.
 _AFTER_METRICS: Final = (

@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_mteval.cards.regressions import EntryGateOptions
 from pytest_mteval.reports.html_report import run_report
 from pytest_mteval.reports.page import is_page_path
 from pytest_mteval.scoring.comparable import Comparable
+from pytest_mteval.scoring.gate_options import EntryGateOptions
 
 
 def write_run_report(

@@ -20,10 +20,10 @@ from pytest_mteval.methods.loader import MethodSource
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 from pytest_mteval.metrics.base import Metric
 from pytest_mteval.metrics.record import EntryRecord
-from pytest_mteval.plugin.options import Settings
 from pytest_mteval.run.batches import BatchTranslator
 from pytest_mteval.run.record import build_record, score_batches
 from pytest_mteval.run.redaction import Secrecy
+from pytest_mteval.run.settings import Settings
 from pytest_mteval.run.translate import MethodRunner
 from pytest_mteval.scoring.comparable import Comparable
 

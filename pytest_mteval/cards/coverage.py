@@ -1,0 +1,28 @@
+"""A card's ``coverage`` block: did the run evaluate the whole corpus? A partial run (``-k``,
+``--lf``, ``-x``, a filter) says so on its card, and is never taken as a baseline or as the
+latest run to compare with (``history/index.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+def coverage(entries_run: int, entries_in_corpus: int, filters: Sequence[str]) -> dict[str, Any]:
+    """The ``coverage`` field of a card: did this run evaluate the whole corpus?"""
+    reasons = [f"filtered by {name}" for name in filters]
+    if entries_run < entries_in_corpus:
+        reasons.append(
+            f"{entries_run} of {entries_in_corpus} entries ran (-k, --lf, -x or deselection)"
+        )
+    return {
+        "complete": not reasons,
+        "entries_run": entries_run,
+        "entries_in_corpus": entries_in_corpus,
+        "reasons": reasons,
+    }
+
+
+def is_partial(card: Mapping[str, Any]) -> bool:
+    found = card.get("coverage")
+    return isinstance(found, Mapping) and found.get("complete") is False

@@ -1,0 +1,58 @@
+"""The run's settings: every ``--mteval-*`` option and ini key after merging and type checks.
+
+Plain data below the pytest layer, so that the run (``run/state.py``) reads them without
+importing pytest; ``plugin/options.py`` declares the options and builds this from them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_mteval.scoring.gate_options import EntryGateOptions, GateOptions
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The run's options after ini/command-line merging and type checks."""
+
+    corpus: Path | None
+    method: str | None
+    method_base: Path = Path()
+    method_card: Path | None = None
+    method_args: dict[str, str] = field(default_factory=dict)
+    segments: tuple[str, ...] = ()
+    domains: tuple[str, ...] = ()
+    difficulties: tuple[int, ...] = ()
+    batch_size: int = 25
+    concurrency: int = 8
+    timeout_s: float = 300.0
+    model: str | None = None
+    temperature: float = 0.0
+    condition: str | None = None
+    run_card: Path | None = None
+    fst: Path | None = None
+    prices: Path | None = None
+    request_timeout_s: float | None = None
+    baseline: Path | None = None
+    gate: GateOptions = field(default_factory=GateOptions)
+    entry_gate: EntryGateOptions = field(default_factory=EntryGateOptions)
+    allow_dataset_change: bool = False
+    update_baseline: bool = False
+    no_cache: bool = False
+    dry_run: bool = False
+    label: str | None = None
+    estimate_json: Path | None = None
+    entries: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = ()
+    skip_metrics: tuple[str, ...] = ()
+    compare: str | None = None
+    keep_runs: int | None = None
+    html: Path | None = None
+    runner: str = "process"
+    sandbox: str = "none"
+    gateway_requests: int | None = None
+    corpus_key_file: Path | None = None
+    corpus_key_env: str | None = None
+    sign_key: Path | None = None
+    scores_only: bool = False
