@@ -40,6 +40,17 @@ def test_k_selects_by_entry_id_domain_and_difficulty(pytester, small_corpus):
     by_difficulty.assert_outcomes(passed=1, deselected=5)
 
 
+def test_m_selects_entries_by_their_marker(pytester, small_corpus):
+    pytester.makepyfile(test_user="def test_one(mteval_entry):\n    assert mteval_entry\n")
+
+    def selected(expression: str) -> list[str]:
+        found = run(pytester, small_corpus, "-m", expression, "--collect-only", "-q")
+        return [line.split("::")[-1] for line in found.outlines if "::" in line]
+
+    assert selected("mteval") == [f"entry-{i}" for i in range(1, 7)]
+    assert selected("not mteval") == [f"test_one[entry-{i}]" for i in range(1, 7)]
+
+
 def test_filters_restrict_the_corpus(pytester, small_corpus):
     result = run(pytester, small_corpus, "--mteval-domain=news", "--mteval-difficulty=3", "-q")
     result.assert_outcomes(passed=1)

@@ -8,6 +8,7 @@ named after its combination: ``corpus.json::gemini_t0.3::batch-0002::entry-42``.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 import pytest
@@ -28,11 +29,13 @@ class EntryRegression(Exception):
 
 
 class CorpusFile(pytest.File):
-    """The corpus file named by ``--mteval-corpus``."""
+    """The corpus file named by ``--mteval-corpus``. Its ``mteval`` marker is every entry's
+    (``-m mteval``): markers are inherited, and one on the file costs nothing per entry."""
 
     state: RunState
 
     def collect(self) -> Iterator[pytest.Collector]:
+        self.add_marker(pytest.mark.mteval)
         label = self.state.settings.label
         if label:
             yield LabelledRun.from_parent(self, name=label)
@@ -72,6 +75,17 @@ class BatchCollector(pytest.Collector):
             yield EntryItem.from_parent(self, name=state.names[index], index=index)
 
 
+@lru_cache(maxsize=1024)
+def _labels(domain: str | None, difficulty: int | None, segment: str) -> frozenset[str]:
+    return frozenset({f"domain_{domain}", f"difficulty_{difficulty}", f"segment_{segment}"})
+
+
+def _keywords(entry: Entry) -> frozenset[str]:
+    """``-k domain_news``, ``-k difficulty_2``, ``-k segment_held_out``: a few label strings
+    shared by every entry that has them (not three new strings per entry)."""
+    return _labels(entry.domain, entry.difficulty, entry.segment)
+
+
 class EntryItem(pytest.Item):
     """One corpus entry: passes when its translation was produced and scored."""
 
@@ -80,10 +94,7 @@ class EntryItem(pytest.Item):
         self.index = index
         state = self.state
         entry = state.corpus.entries[index]
-        self.add_marker(pytest.mark.mteval)
-        self.extra_keyword_matches.update(
-            {f"domain_{entry.domain}", f"difficulty_{entry.difficulty}", f"segment_{entry.segment}"}
-        )
+        self.extra_keyword_matches.update(_keywords(entry))
         self.record: EntryRecord | None = None
 
     @property
