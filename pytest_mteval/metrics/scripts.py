@@ -93,14 +93,26 @@ def system_of_char(char: str) -> str | None:
 
 def system_counts(text: str) -> Counter[str]:
     """How many letters of each writing system a text has."""
-    return Counter(s for s in map(system_of_char, text) if s is not None)
+    return _systems_of(Counter(text))
+
+
+def _systems_of(chars: Counter[str]) -> Counter[str]:
+    """Character counts as counts per writing system: each distinct character is classified
+    once (a corpus has a few hundred distinct characters and millions of characters)."""
+    counts: Counter[str] = Counter()
+    for char, count in chars.items():
+        system = system_of_char(char)
+        if system is not None:
+            counts[system] += count
+    return counts
 
 
 def dominant_system(texts: Iterable[str]) -> str | None:
     """The writing system with the most letters over all texts (ties: alphabetical)."""
-    counts: Counter[str] = Counter()
+    chars: Counter[str] = Counter()
     for text in texts:
-        counts.update(system_counts(text))
+        chars.update(text)
+    counts = _systems_of(chars)
     if not counts:
         return None
     return min(counts, key=lambda system: (-counts[system], system))
