@@ -19,6 +19,7 @@ from pytest_mteval.methods.registry import installed_methods
 from pytest_mteval.plugin import hookspecs
 from pytest_mteval.plugin.begin_run import Contributions, StartError, start_run
 from pytest_mteval.plugin.collect import CorpusFile, EntryItem, batch_order
+from pytest_mteval.plugin.garbage_collection import RunGarbageCollection
 from pytest_mteval.plugin.gate_item import GATE_LOCATION, GATE_NODEID, baseline_note, gate_reports
 from pytest_mteval.plugin.last_failed import corpus_nodeid, rerun_failed_corpus
 from pytest_mteval.plugin.options import add_options
@@ -90,6 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[STATE] = state
     run = ActiveRun(config, state, card)
     config.pluginmanager.register(run, "mteval-run")
+    run.collector.start()
     if not _covered_by_args(config, state.corpus.path):
         config.args.append(str(state.corpus.path))
     if config.pluginmanager.hasplugin("xdist"):
@@ -148,8 +150,10 @@ class ActiveRun:
         self.config = config
         self.state = state
         self.run = Evaluation(config, state, card)
+        self.collector = RunGarbageCollection()
 
     def pytest_unconfigure(self) -> None:
+        self.collector.restore()
         # after Ctrl-C, batches still in a runner get one second, then the runner is killed
         self.state.translator.drain(1.0 if self.run.interrupted else None)
         self.state.translator.close()
