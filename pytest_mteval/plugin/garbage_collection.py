@@ -3,9 +3,10 @@
 A run holds its corpus, the metrics' resources and every imported module for its whole length,
 and creates a few dozen short-lived objects per entry (items, reports, records). With CPython's
 default thresholds the young generation is collected every 700 allocations, re-examining the
-survivors each time: 4,600 collections for 10,120 entries, and about a fifth of the run's CPU
-(``benchmarks/core_throughput.py``). So while a run is active, what exists when it starts is
-frozen (never examined again) and the young generation is collected every 10,000 allocations.
+survivors each time: 4,600 collections taking 2.7 s of a 35 s run of 10,120 entries (measured
+with ``gc.callbacks``). So while a run is active, what exists when it starts is frozen (never
+examined again) and the young generation is collected every 10,000 allocations: 430
+collections, 0.9 s.
 Reference counting still frees everything that is not in a cycle at once; cycles wait a little
 longer, a few megabytes at most. Both settings are restored when pytest unconfigures, since
 an in-process pytest (``pytester``) shares the interpreter with its caller.
