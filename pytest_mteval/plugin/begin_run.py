@@ -123,6 +123,7 @@ def start_run(
     found = contributions.metrics(context)
     plugin_metrics = [metric for metrics in found for metric in metrics or []]
     catalog.register_families(plugin_metrics)  # their run-level metrics, like the built-ins
+    settings = settings.with_metric_gates()
     state = RunState(
         settings,
         corpus,

@@ -19,7 +19,7 @@ from pytest_mteval.scoring.gate_options import (
     EntryGateOptions,
     GateOptionError,
     GateOptions,
-    parse_metric_gate,
+    split_metric_gate,
 )
 
 #: (option suffix, help, default) for options that take one value.
@@ -133,9 +133,9 @@ def read_settings(config: pytest.Config) -> Settings:
         gate = GateOptions(
             max_drop=number("max-drop"),
             fail_under=number("fail-under"),
-            metric_gates=dict(parse_metric_gate(g) for g in values("gate")),
             significance=number("significance", 0.0, 1.0) or 0.0,
         )
+        metric_gates = tuple(split_metric_gate(g) for g in values("gate"))
     except GateOptionError as exc:
         raise SettingsError(f"mteval gate option: {exc}") from None
     raw_keep = value("keep-runs")
@@ -160,6 +160,7 @@ def read_settings(config: pytest.Config) -> Settings:
         request_timeout_s=number("request-timeout", 0.001, MAX_TIMEOUT_S),
         baseline=path("baseline"),
         gate=gate,
+        metric_gates=metric_gates,
         entry_gate=EntryGateOptions(
             entry_max_drop=number("entry-max-drop", 0.0) or 0.0,
             entry_min_chrf=number("entry-min-chrf", 0.0, 100.0),

@@ -6,10 +6,12 @@ importing pytest; ``plugin/options.py`` declares the options and builds this fro
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_mteval.scoring.gate_options import EntryGateOptions, GateOptions
+from pytest_mteval.errors import SettingsError
+from pytest_mteval.scoring.gate_options import EntryGateOptions, GateOptionError, GateOptions
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,9 @@ class Settings:
     request_timeout_s: float | None = None
     baseline: Path | None = None
     gate: GateOptions = field(default_factory=GateOptions)
+    #: ``--mteval-gate`` as given; checked and moved into ``gate`` once plugins registered
+    #: their metrics (``with_metric_gates``).
+    metric_gates: tuple[tuple[str, float], ...] = ()
     entry_gate: EntryGateOptions = field(default_factory=EntryGateOptions)
     allow_dataset_change: bool = False
     update_baseline: bool = False
@@ -56,3 +61,12 @@ class Settings:
     corpus_key_env: str | None = None
     sign_key: Path | None = None
     scores_only: bool = False
+
+    def with_metric_gates(self) -> Settings:
+        """The ``--mteval-gate`` metrics checked against every registered definition, plugins'
+        included, and moved into the gate's options (call once plugins have registered)."""
+        try:
+            gate = dataclasses.replace(self.gate, metric_gates=dict(self.metric_gates))
+        except GateOptionError as exc:
+            raise SettingsError(f"mteval gate option: {exc}") from None
+        return dataclasses.replace(self, gate=gate, metric_gates=())

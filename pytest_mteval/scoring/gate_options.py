@@ -70,6 +70,14 @@ def check_metric_gate(metric: str, drop: float) -> None:
 
 def parse_metric_gate(text: str) -> tuple[str, float]:
     """``"chrf_plus_plus:1.0"`` -> ``("chrf_plus_plus", 1.0)``, GateOptionError otherwise."""
+    metric, drop = split_metric_gate(text)
+    check_metric_gate(metric, drop)
+    return metric, drop
+
+
+def split_metric_gate(text: str) -> tuple[str, float]:
+    """``METRIC:MAX_DROP`` read, its metric not yet looked up: a plugin's metric is known only
+    once the plugin has registered it, after the options are read."""
     metric, sep, raw = text.rpartition(":")
     try:
         drop = float(raw)
@@ -77,7 +85,6 @@ def parse_metric_gate(text: str) -> tuple[str, float]:
         drop = math.nan
     if not sep or not metric.strip() or math.isnan(drop):
         raise GateOptionError(f"--mteval-gate expects METRIC:MAX_DROP, got {text!r}")
-    check_metric_gate(metric.strip(), drop)
     return metric.strip(), drop
 
 
