@@ -127,3 +127,24 @@ def test_the_character_diff_rebuilds_both_predictions(entry):
         return
     assert _undo(diff, keep="-") == old
     assert _undo(diff, keep="+") == new
+
+
+def test_tb_styles_cut_the_card_by_its_parts_not_by_parsing_its_text():
+    """A method's error may itself hold lines that look like the card's own ("  - ...",
+    "metrics:    baseline -> now"): each --tb style still shows exactly its parts."""
+    record = card_dict(replay_card(HAIKU))["results"][0]
+    before = {**record, "error": None}
+    trap = "boom\n  - a fake reason\nmetrics:    baseline -> now"
+    card = entry_verdict(before, {**record, "predicted": None, "error": trap}).card
+    assert card is not None
+    assert card.reasons == (f"newly errors: {trap}",)
+    escaped = trap.replace("\n", "\\n")  # --tb=line: one line, whatever the error holds
+    entry = record["entry_id"]
+    assert card.for_style("line") == f"entry {entry} regressed: newly errors: {escaped}"
+    short = card.for_style("short")
+    assert short.endswith("now:        (error: " + trap + ")")
+    assert "chrF++" not in short
+    whole = card.for_style("long")
+    assert whole.startswith(short + "\n")
+    assert "chrF++" in whole.removeprefix(short)
+    assert card.for_style("no") == ""

@@ -30,12 +30,48 @@ SHOWN_METRICS: Final = (
 
 
 @dataclass(frozen=True)
+class InspectionCard:
+    """A regressed entry for a person: which entry and why, its four texts (source, reference,
+    baseline and current output), then the details (metrics before and after, FST rejections,
+    a character diff). pytest's ``--tb`` style picks how much is shown (``for_style``)."""
+
+    headline: str
+    reasons: tuple[str, ...]
+    texts: tuple[str, ...]
+    details: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        """The whole card."""
+        return "\n".join([*self._short(), *self.details])
+
+    def for_style(self, style: str) -> str:
+        """``no`` nothing, ``line`` one line (the entry and its reasons), ``short`` the reasons
+        and the four texts, any other style all of it."""
+        if style == "no":
+            return ""
+        if style == "line":
+            one_line = "; ".join(reason.replace("\n", "\\n") for reason in self.reasons)
+            return f"{self.headline}: {one_line}"
+        if style == "short":
+            return "\n".join(self._short())
+        return self.text
+
+    def _short(self) -> list[str]:
+        return [f"{self.headline}:", *(f"  - {r}" for r in self.reasons), *self.texts]
+
+
+@dataclass(frozen=True)
 class EntryVerdict:
     """Whether the entry fails, why (one line per reason), and its inspection card."""
 
     failed: bool
     reasons: tuple[str, ...]
-    card_text: str
+    card: InspectionCard | None = None
+
+    @property
+    def card_text(self) -> str:
+        return "" if self.card is None else self.card.text
 
 
 def entry_verdict(
@@ -46,7 +82,7 @@ def entry_verdict(
     """The verdict on one entry's record against its baseline row (None: no baseline)."""
     reasons = regression_reasons(baseline_row, record, options)
     if not reasons:
-        return EntryVerdict(False, (), "")
+        return EntryVerdict(False, ())
     return EntryVerdict(True, tuple(reasons), inspection_card(baseline_row, record, reasons))
 
 
@@ -78,42 +114,39 @@ def regression_reasons(
 
 def inspection_card(
     baseline_row: EntryRecord | None, record: EntryRecord, reasons: Sequence[str]
-) -> str:
+) -> InspectionCard:
     """Everything needed to judge a regressed entry without opening a run card."""
     before: Mapping[str, object] = baseline_row or {}
-    lines = [f"entry {record.get('entry_id')!s} regressed:"]
-    lines.extend(f"  - {reason}" for reason in reasons)
     if record.get("text_withheld"):  # a secret run: only scores come back (run/redaction.py)
-        lines.append("source, reference and outputs: withheld (secret run: scores only)")
+        texts = ["source, reference and outputs: withheld (secret run: scores only)"]
     else:
         shown = _prediction(baseline_row) if baseline_row is not None else "(no baseline)"
-        lines.extend(
-            [
-                f"source:     {record.get('source')}",
-                f"reference:  {record.get('expected')}",
-                f"baseline:   {shown}",
-                f"now:        {_prediction(record)}",
-            ]
-        )
-    lines.append("metrics:    baseline -> now")
+        texts = [
+            f"source:     {record.get('source')}",
+            f"reference:  {record.get('expected')}",
+            f"baseline:   {shown}",
+            f"now:        {_prediction(record)}",
+        ]
+    details = ["metrics:    baseline -> now"]
     for key, label in SHOWN_METRICS:
         if before.get(key) is None and record.get(key) is None:
             continue
         old, new = before.get(key), record.get(key)
         change = _change(old, new)
-        lines.append(f"  {label:<18}{_value(old)} -> {_value(new)}{change}")
+        details.append(f"  {label:<18}{_value(old)} -> {_value(new)}{change}")
     rejected_now = record.get("fst_rejected_words")
     rejected_before = before.get("fst_rejected_words")
     if rejected_now or rejected_before:
-        lines.append(
+        details.append(
             f"FST-rejected words: now {_words(rejected_now)}; baseline {_words(rejected_before)}"
         )
     if baseline_row is not None and not record.get("text_withheld"):
         old, new = before.get("predicted"), record.get("predicted")
         if isinstance(old, str) and isinstance(new, str):
-            lines.append("diff baseline -> now, by character ([-removed-] {+added+}):")
-            lines.append("  " + char_diff(old, new))
-    return "\n".join(lines)
+            details.append("diff baseline -> now, by character ([-removed-] {+added+}):")
+            details.append("  " + char_diff(old, new))
+    headline = f"entry {record.get('entry_id')!s} regressed"
+    return InspectionCard(headline, tuple(reasons), tuple(texts), tuple(details))
 
 
 def char_diff(old: str, new: str) -> str:
@@ -158,21 +191,3 @@ def _change(old: Any, new: Any) -> str:
 
 def _words(words: Any) -> str:
     return ", ".join(str(w) for w in words) if words else "-"
-
-
-def card_for_style(card_text: str, style: str) -> str:
-    """An inspection card cut to pytest's ``--tb`` style: ``line`` one line (the entry and its
-    reasons), ``short`` the reasons and the four texts, ``no`` nothing, else all of it."""
-    lines = card_text.splitlines()
-    if style == "no":
-        return ""
-    if style == "line":
-        reasons = [line.strip()[2:] for line in lines[1:] if line.startswith("  - ")]
-        return lines[0].rstrip(":") + ": " + "; ".join(reasons) if lines else ""
-    if style == "short":
-        return "\n".join(
-            lines[: lines.index("metrics:    baseline -> now")]
-            if "metrics:    baseline -> now" in lines
-            else lines
-        )
-    return card_text

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pytest_mteval.cards.regressions import card_for_style, entry_verdict
+from pytest_mteval.cards.regressions import InspectionCard, entry_verdict
 from pytest_mteval.corpus import Entry
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.run.redaction import WITHHELD_ERROR, redact_row
@@ -26,6 +26,10 @@ class EntryError(Exception):
 
 class EntryRegression(Exception):
     """An entry that got worse than its baseline (or fell under a floor): an inspection card."""
+
+    def __init__(self, card: InspectionCard) -> None:
+        super().__init__(card.text)
+        self.card = card
 
 
 class CorpusFile(pytest.File):
@@ -116,8 +120,8 @@ class EntryItem(pytest.Item):
             verdict = entry_verdict(before, now, state.settings.entry_gate)
         else:
             verdict = entry_verdict(baseline_row, record, state.settings.entry_gate)
-        if verdict.failed:
-            raise EntryRegression(verdict.card_text)
+        if verdict.card is not None:
+            raise EntryRegression(verdict.card)
         if record["error"] is not None:
             raise EntryError(record["error"])
 
@@ -125,7 +129,7 @@ class EntryItem(pytest.Item):
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> Any:  # str, or pytest's own (non-public) TerminalRepr from the base class
         if isinstance(excinfo.value, EntryRegression):
-            return card_for_style(str(excinfo.value), str(self.config.getoption("tbstyle", "auto")))
+            return excinfo.value.card.for_style(str(self.config.getoption("tbstyle", "auto")))
         if isinstance(excinfo.value, EntryError) and self.state.secrecy.withheld:
             key = self.state.corpus.entries[self.index].key
             return f"translation failed for entry {key!r}\n  {WITHHELD_ERROR}"
