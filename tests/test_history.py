@@ -97,6 +97,7 @@ def test_compare_reports_without_gating(pytester, tmp_path):
     assert "mteval compare" in out
     assert "(not gated)" in out
     assert "mteval::gate" not in out
+    assert not [line for line in worse.outlines if line.startswith(("gate PASSED", "gate FAILED"))]
     (delta,) = re.findall(r"^composite\s+[\d.]+\s+[\d.]+\s+([+-][\d.]+)", out, re.M)
     assert float(delta) < 0  # the comparison shows the drop
 

@@ -106,8 +106,9 @@ def _cells(comparison: Comparison, m: Measure) -> tuple[str, ...]:
     )
 
 
-def text_lines(comparison: Comparison) -> list[str]:
-    """The comparison for a terminal."""
+def text_lines(comparison: Comparison, with_verdict: bool = True) -> list[str]:
+    """The comparison for a terminal; ``with_verdict=False`` leaves out the gate's last line
+    (``--mteval-compare`` reports and never gates)."""
     v = comparison.verdict
     lines = [f"A  {comparison.a.describe()}", f"B  {comparison.b.describe()}"]
     level = f"{v.options.confidence:.0%} CI of delta"
@@ -135,7 +136,8 @@ def text_lines(comparison: Comparison) -> list[str]:
             )
             lines.append(f"      A: {_cut(c.before)}")
             lines.append(f"      B: {_cut(c.after)}")
-    lines.append(_outcome(v))
+    if with_verdict:
+        lines.append(_outcome(v))
     return lines
 
 

@@ -36,8 +36,7 @@ def compare_lines(
         comparison = compare_runs(saved, current, GateOptions(max_drop=None))
     except Exception as exc:  # a report ends in a message, never in a traceback
         return [f"cannot compare with {path}: {type(exc).__name__}: {exc}"]
-    lines = [line for line in text_lines(comparison) if not line.startswith("gate ")]
-    return [f"compared with {path} (not gated)", *lines]
+    return [f"compared with {path} (not gated)", *text_lines(comparison, with_verdict=False)]
 
 
 def record_and_prune(
