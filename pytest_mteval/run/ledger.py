@@ -15,6 +15,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+#: How a row's error begins when the run never translated the entry (not a method fault):
+#: a card records the reason as text, and ``sweep/resume.py`` reads it back with ``never_ran``.
+LOST: Final = "lost: "
+NOT_RUN: Final = "not run: "
+
 #: ``test_x[entry-42]``: the entry of a user's test parametrized over the corpus.
 _PARAM: Final = re.compile(r"\[([^\[\]]+)\]$")
 
@@ -66,7 +71,7 @@ class Ledger:
         if nodeid is not None:
             key = self.entry_of(nodeid)
             if key is not None:
-                self.reasons[key] = f"lost: worker {worker} crashed"
+                self.reasons[key] = f"{LOST}worker {worker} crashed"
 
     def missing(self, recorded: Iterable[str]) -> dict[str, str]:
         """Collected entries without a record, each with the reason it has none."""
@@ -77,12 +82,17 @@ class Ledger:
         if key in self.reasons:
             return self.reasons[key]
         if self.stop_reason is not None:
-            return f"not run: {self.stop_reason}"
+            return f"{NOT_RUN}{self.stop_reason}"
         if self.crashed_workers:
             crashes = len(self.crashed_workers)
             plural = "es" if crashes > 1 else ""
-            return f"not run: xdist stopped after {crashes} worker crash{plural}"
-        return "not run: its item never reported a result"
+            return f"{NOT_RUN}xdist stopped after {crashes} worker crash{plural}"
+        return f"{NOT_RUN}its item never reported a result"
+
+
+def never_ran(error: object) -> bool:
+    """Whether a card row's error says the run never translated its entry."""
+    return isinstance(error, str) and error.startswith((LOST, NOT_RUN))
 
 
 def stop_reason(interrupted: bool, *flags: object) -> str | None:

@@ -12,9 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.cards import runcard
-
-#: Row errors that mean an entry was never translated by the run (not a method fault).
-_NOT_RUN = ("lost:", "not run:")
+from pytest_mteval.run.ledger import never_ran
 
 
 def reusable_card(folder: Path, fingerprint: str | None, entries: int | None) -> Path | None:
@@ -39,4 +37,4 @@ def is_complete(card: dict[str, Any], entries: int) -> bool:
     rows = card.get("results") or []
     if len(rows) != entries:
         return False
-    return not any(str(row.get("error") or "").startswith(_NOT_RUN) for row in rows)
+    return not any(never_ran(row.get("error")) for row in rows)
