@@ -18,10 +18,9 @@ import argparse
 import csv
 import json
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+
+from timing import best_of
 
 from pytest_mteval.corpus import load_corpus
 from pytest_mteval.corpus_tools.importer import ImportOptions, import_corpus, write_document
@@ -29,15 +28,6 @@ from pytest_mteval.corpus_tools.lint import lint
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpora" / "eng-fra-flores-devtest.json"
-
-
-def best_of(runs: int, action: Callable[[], Any]) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from timing import best_of
 
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.match import exact_match
@@ -59,15 +60,6 @@ def reference(rows: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
         out[family] = sacre.corpus_score(family, [sum(column) for column in columns])
     out["exact"] = sum(1 for row in rows if row["exact_match"]) / len(rows)
     return out
-
-
-def best_of(runs: int, call: Callable[[], object]) -> float:
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - started)
-    return min(times)
 
 
 def main() -> None:

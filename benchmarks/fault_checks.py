@@ -14,26 +14,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import sacrebleu
+from timing import best_of
 
 from pytest_mteval.errors import parse_json
 from pytest_mteval.run.result_model import validate_result
 
 FLORES = Path(__file__).resolve().parents[1] / "corpora" / "eng-fra-flores-devtest.json"
-
-
-def best_of(runs: int, call: Callable[[], Any]) -> float:
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - started)
-    return min(times)
 
 
 def main() -> None:
