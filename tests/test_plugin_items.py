@@ -224,3 +224,22 @@ def pytest_mteval_methods(config):
     assert "Traceback" not in refused.stderr.str()
     result = pytester.runpytest(*args, "--mteval-runner=inprocess")
     result.assert_outcomes(passed=12)
+
+
+def test_lf_reruns_failed_entries_of_a_corpus_outside_the_rootdir_beside_failed_tests(
+    pytester, small_corpus
+):
+    """A failed test in a file under the rootdir makes ``--lf`` skip every other file; the
+    corpus (named ``../small.json``) must still be collected, its failed entries re-run."""
+    pytester.makepyfile(
+        test_user="def test_entry(mteval_entry):\n    assert str(mteval_entry.id) != '2'\n"
+    )
+    floor = "--mteval-entry-min-chrf=30"
+    first = run(pytester, small_corpus, floor, "-p", "no:randomly")
+    failed = sorted(line.split()[1] for line in first.outlines if line.startswith("FAILED"))
+    entries = [nodeid for nodeid in failed if "::batch-" in nodeid]
+    assert entries, "no entry fell under the floor: the test proves nothing"
+    assert "test_user.py::test_entry[entry-2]" in failed
+    again = run(pytester, small_corpus, floor, "-p", "no:randomly", "--lf")
+    rerun = sorted(line.split()[1] for line in again.outlines if line.startswith("FAILED"))
+    assert rerun == failed

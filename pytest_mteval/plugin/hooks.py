@@ -21,7 +21,7 @@ from pytest_mteval.plugin.begin_run import Contributions, StartError, start_run
 from pytest_mteval.plugin.collect import CorpusFile, EntryItem, batch_order
 from pytest_mteval.plugin.garbage_collection import RunGarbageCollection
 from pytest_mteval.plugin.gate_item import GATE_LOCATION, GATE_NODEID, baseline_note, gate_reports
-from pytest_mteval.plugin.last_failed import corpus_nodeid, rerun_failed_corpus
+from pytest_mteval.plugin.last_failed import collect_corpus, corpus_nodeid
 from pytest_mteval.plugin.options import add_options
 from pytest_mteval.plugin.session_end import Evaluation, end_session, failure_reason
 from pytest_mteval.plugin.summary import write_summary
@@ -181,8 +181,14 @@ class ActiveRun:
         node.state = self.state
         return node
 
-    def pytest_sessionstart(self) -> None:
-        rerun_failed_corpus(self.config, self.state.corpus.path)
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_make_collect_report(
+        self, collector: pytest.Collector
+    ) -> pytest.CollectReport | None:
+        """A corpus outside the rootdir is collected even under ``--lf`` (last_failed.py)."""
+        if isinstance(collector, CorpusFile) and corpus_nodeid(self.config, self.state.corpus.path):
+            return collect_corpus(collector, collector.collect())
+        return None
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         """With no explicit paths, run the evaluation and mteval tests, not unrelated suites."""

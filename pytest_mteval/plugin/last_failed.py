@@ -1,17 +1,17 @@
-"""A corpus outside the rootdir, as ``--lf`` and node ids see it.
+"""A corpus outside the rootdir, as node ids and ``--lf`` see it.
 
-pytest names a file outside the rootdir with an empty node id, and ``--lf`` joins failed node
-ids onto the rootdir without normalizing '..', so it would not recognize that corpus file and
-skip it. The corpus is named by its path relative to the rootdir (``../data/x.json``), and
-``--lf`` is told about it through the last-failed plugin's private path set: pytest has no
-public route (a node path given unnormalized no longer matches its command-line argument).
-This module is the one place that touches pytest's private state; it does nothing when that
-state is not what it expects.
+pytest names a file outside the rootdir with an empty node id, so the corpus is named by its
+path relative to the rootdir (``../data/x.json``). ``--lf`` then joins that id onto the
+rootdir without normalizing '..', does not recognize the corpus file among the files that
+failed, and would skip collecting it (its entries could never be re-run). The corpus reports
+its own collection instead (``collect_corpus``), through pytest's public ``CallInfo`` and
+``CollectReport``; ``--lf`` still deselects the entries that did not fail.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -23,12 +23,12 @@ def corpus_nodeid(config: pytest.Config, corpus: Path) -> str | None:
     return None if corpus.is_relative_to(rootpath) else os.path.relpath(corpus, rootpath)
 
 
-def rerun_failed_corpus(config: pytest.Config, corpus: Path) -> None:
-    """Under ``--lf``, collect a corpus outside the rootdir that holds failed entries."""
-    lf = config.pluginmanager.get_plugin("lfplugin")
-    nodeid = corpus_nodeid(config, corpus)
-    paths = getattr(lf, "_last_failed_paths", None)
-    if nodeid is None or not getattr(lf, "active", False) or not isinstance(paths, set):
-        return
-    if any(str(failed).startswith(nodeid + "::") for failed in getattr(lf, "lastfailed", {})):
-        paths.add(corpus)
+def collect_corpus(
+    collector: pytest.Collector, children: Iterable[pytest.Item | pytest.Collector]
+) -> pytest.CollectReport | None:
+    """The corpus's collection report, made here so that no plugin skips the file; None
+    when collecting failed, and pytest's own report then says why."""
+    call = pytest.CallInfo.from_call(lambda: list(children), "collect")
+    if call.excinfo is not None:
+        return None
+    return pytest.CollectReport(collector.nodeid, "passed", None, call.result)
