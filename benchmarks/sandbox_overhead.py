@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+from timing import best_of
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -44,15 +45,6 @@ IDENTITY = (ROOT / "methods" / "identity").resolve()  # the shipped folder, not 
 BATCH = 25
 #: Seconds each runner took to start (import and build the method), collected as we go.
 STARTS: list[float] = []
-
-
-def best_of(runs: int, fn: Callable[[], None]) -> float:
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    return min(times)
 
 
 def translate_in_process() -> None:
