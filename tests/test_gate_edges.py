@@ -215,3 +215,21 @@ def test_impossible_options_are_refused_naming_the_option():
         GateOptions(max_drop=math.nan)
     with pytest.raises(GateOptionError, match=r"^fail under must be a finite number, got inf$"):
         GateOptions(fail_under=math.inf)
+
+
+def test_a_drop_whose_significance_cannot_be_tested_fails_and_says_why():
+    """A resampled metric whose resamples are all undefined has no p-value without being
+    held fixed; the verdict says which of the two it is."""
+    from dataclasses import replace
+
+    from pytest_mteval.cards import gate
+    from pytest_mteval.scoring.pairing import Measure, Pairing
+
+    pairing = Pairing(["e1", "e2"], ["exact_match_rate"], ["exact_match_rate"], "B")
+    untested = Measure("exact_match_rate", 0.8, 0.5, -0.3, None, None, None)
+    verdict = gate._judge(untested, 0.01, 0.05, pairing)
+    assert not verdict.passed
+    assert verdict.verdict == "FAIL: dropped 0.3 > 0.01 (significance not testable)"
+    held = gate._judge(replace(untested, held_fixed=True), 0.01, 0.05, pairing)
+    assert not held.passed
+    assert held.verdict == "FAIL: dropped 0.3 > 0.01 (significance held fixed)"
