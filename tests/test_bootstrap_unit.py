@@ -175,11 +175,13 @@ def test_an_undefined_point_value_has_no_bounds_even_when_resamples_are_defined(
 
 
 def test_ratio_and_sacre_statistics_refuse_malformed_input():
-    with pytest.raises(ValueError, match="^numerators and denominators must have one value"):
+    with pytest.raises(ValueError, match=r"^numerators and denominators must have one value"):
         bootstrap.ratio_statistic([1.0, 2.0], [1.0])
-    with pytest.raises(ValueError, match="^per-entry statistics must be a non-empty table"):
+    with pytest.raises(ValueError, match=r"^per-entry statistics must be a non-empty table"):
         bootstrap.sacre_statistic("chrf", [1.0, 2.0])  # type: ignore[list-item]
-    with pytest.raises(ValueError, match=r"^statistics must cover the same entries, got lengths \[1, 2\]$"):
+    with pytest.raises(
+        ValueError, match=r"^statistics must cover the same entries, got lengths \[1, 2\]$"
+    ):
         bootstrap.bootstrap_samples(
             {"a": bootstrap.rate_statistic([1, 0]), "b": bootstrap.rate_statistic([1])}
         )
@@ -215,7 +217,8 @@ def test_a_definition_becomes_a_statistic_only_over_rows_with_its_statistics():
     assert bootstrap.of_definition(catalog.FST_ACCEPTANCE, [{"entry_id": "1"}]) is None
     flagged = [{"entry_id": "1", "hallucination_detected": False}]
     share = bootstrap.of_definition(catalog.HALLUCINATION, flagged, frozenset({"1"}))
-    assert share is not None and share.rows.tolist() == [[1.0, 1.0]]
+    assert share is not None
+    assert share.rows.tolist() == [[1.0, 1.0]]
 
 
 BASE = [1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0]
@@ -315,11 +318,11 @@ def test_p_value_counts_centred_differences_reaching_the_observed_one():
 
 
 def test_runs_over_other_entries_or_metrics_are_refused():
-    with pytest.raises(ValueError, match="^baseline and candidate must cover the same entries$"):
+    with pytest.raises(ValueError, match=r"^baseline and candidate must cover the same entries$"):
         bootstrap.paired_bootstrap(
             {"m": bootstrap.rate_statistic([1, 0])}, {"m": bootstrap.rate_statistic([1, 0, 1])}
         )
-    with pytest.raises(ValueError, match="^baseline and candidate must have the same metrics$"):
+    with pytest.raises(ValueError, match=r"^baseline and candidate must have the same metrics$"):
         bootstrap.paired_bootstrap(
             {"m": bootstrap.rate_statistic([1])},
             {"m": bootstrap.rate_statistic([1]), "x": bootstrap.rate_statistic([1])},

@@ -78,7 +78,8 @@ def test_a_card_becomes_a_comparable_with_its_numbers_rows_and_findings():
     assert run.hallucinated == frozenset({"2", "7"})
     assert run.available() == {"exact_match_rate", "chrf_plus_plus", "bleu"}
     assert run.describe() == "cards/run.json (run card, gpt-x, 2 entries)"
-    assert run.notes == [] and run.reported_only == {}
+    assert run.notes == []
+    assert run.reported_only == {}
 
 
 def test_a_card_without_composite_label_hash_or_findings_gets_them_computed_or_empty():
@@ -189,13 +190,25 @@ def test_a_report_without_config_or_overall_details_still_reads():
     assert run.reported_only == {"composite_score": None, "plugin_metrics": {}}
     assert comparable.from_harness_report({**report, "run_id": "r-9"}, "r").label == "r-9"
     no_overall = comparable.from_harness_report({"entries": [], "overall": None}, "r")
-    assert no_overall.rows == {} and no_overall.notes == []
+    assert no_overall.rows == {}
+    assert no_overall.notes == []
 
 
 def test_a_harness_entry_becomes_our_record_with_every_familys_statistics():
-    entry = {"id": 5, "source": "s", "expected": "il pleut", "predicted": "il pleut", "latency_s": 2}
+    entry = {
+        "id": 5,
+        "source": "s",
+        "expected": "il pleut",
+        "predicted": "il pleut",
+        "latency_s": 2,
+    }
     row = comparable.harness_row({**entry, "cost_usd": 0.5}, 3)
-    assert (row["entry_id"], row["index"], row["source"], row["expected"]) == ("5", 3, "s", "il pleut")
+    assert (row["entry_id"], row["index"], row["source"], row["expected"]) == (
+        "5",
+        3,
+        "s",
+        "il pleut",
+    )
     assert (row["predicted"], row["error"], row["latency_s"]) == ("il pleut", None, 2)
     assert (row["cost_usd"], row["fst_valid"], row["fst_rejected_words"]) == (0.5, None, None)
     assert row["exact_match"] is True
@@ -254,7 +267,8 @@ def test_an_entry_statistic_is_the_registered_definition_over_the_rows():
     assert statistic.rows.tolist() == [[0.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
     assert statistic.value([2.0, 3.0]) == pytest.approx(2 / 3)
     plain = comparable.entry_statistic("hallucination_rate", rows)
-    assert plain is not None and plain.rows[:, 0].tolist() == [0.0, 1.0, 0.0]
+    assert plain is not None
+    assert plain.rows[:, 0].tolist() == [0.0, 1.0, 0.0]
     assert comparable.entry_statistic("no_such_metric", rows) is None
     assert comparable.entry_statistic("fst_acceptance_rate", rows) is None
 

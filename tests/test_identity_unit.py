@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import pytest
 from conftest import documented_fingerprint
@@ -23,7 +23,7 @@ from pytest_mteval.run.state import RunState
 class Prompted:
     """A method that describes its system prompt, which depends on the run's configuration."""
 
-    tools_enabled = ["lookup", "fst", "dictionary"]
+    tools_enabled: ClassVar[list[str]] = ["lookup", "fst", "dictionary"]
 
     async def translate(self, entries: Any, config: RunConfig) -> Any:  # pragma: no cover
         return []

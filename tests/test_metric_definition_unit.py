@@ -151,12 +151,17 @@ def test_a_flagged_share_counts_own_flags_and_findings_across_entries_over_check
     assert share.finalize([0.0, 0.0]) is None
     assert share.read([{"entry_id": "x"}], frozenset({"x"})) is None
     unflagged = share.read(rows, frozenset())
-    assert unflagged is not None and unflagged[:, 0].tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
+    assert unflagged is not None
+    assert unflagged[:, 0].tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
 
 
 def test_a_definitions_defaults_and_what_it_delegates():
     definition = MetricDefinition("share", "a share", ShareOfAll("ok"))
-    assert (definition.scale, definition.higher_is_better, definition.interval) == (1.0, True, False)
+    assert (definition.scale, definition.higher_is_better, definition.interval) == (
+        1.0,
+        True,
+        False,
+    )
     rows = [{"ok": True}, {"ok": False}, {"ok": True}]
     assert definition.table(rows).tolist() == [[1.0, 1.0], [0.0, 1.0], [1.0, 1.0]]
     assert definition.finalize([1.0, 4.0]) == 0.25

@@ -262,9 +262,7 @@ def test_the_composite_is_recomputed_over_the_shared_metrics_on_each_resample():
 
 
 def test_a_metric_without_per_entry_statistics_is_held_fixed_and_left_out_of_the_composite():
-    base = _run(
-        _rows(EXACT), {"exact_match_rate": 0.6, "fst_acceptance_rate": 0.5}, profile="A"
-    )
+    base = _run(_rows(EXACT), {"exact_match_rate": 0.6, "fst_acceptance_rate": 0.5}, profile="A")
     now = _run(
         _rows(EXACT_NOW), {"exact_match_rate": 0.8, "fst_acceptance_rate": 0.75}, profile="A"
     )
@@ -273,9 +271,7 @@ def test_a_metric_without_per_entry_statistics_is_held_fixed_and_left_out_of_the
         base, now, paired, ["fst_acceptance_rate", "composite"], n_bootstrap=30, seed=2
     )
     held = out["fst_acceptance_rate"]
-    assert held == pairing.Measure(
-        "fst_acceptance_rate", 0.5, 0.75, 0.25, None, None, None, True
-    )
+    assert held == pairing.Measure("fst_acceptance_rate", 0.5, 0.75, 0.25, None, None, None, True)
     assert paired.composite_metrics == ["exact_match_rate"]
     assert paired.notes == [
         "held at their run-level values, not resampled: fst_acceptance_rate",
@@ -297,8 +293,7 @@ def test_a_composite_of_held_metrics_only_has_no_metric_left():
     out = pairing.measure(base, now, paired, ["composite", "fst_acceptance_rate"], seed=1)
     assert paired.composite_metrics == []
     assert paired.notes[-1] == (
-        "composites recomputed without the metrics held fixed (fst_acceptance_rate): "
-        "over no metric"
+        "composites recomputed without the metrics held fixed (fst_acceptance_rate): over no metric"
     )
     assert out["composite"] == pairing.Measure("composite", None, None, None, None, None, None)
     assert out["fst_acceptance_rate"].held_fixed
@@ -312,8 +307,7 @@ def test_held_fixed_metrics_are_listed_sorted():
     wanted = ["morphological_accuracy", "fst_acceptance_rate"]
     pairing.measure(base, now, paired, wanted, test=False)
     assert paired.notes == [
-        "held at their run-level values, not resampled: fst_acceptance_rate, "
-        "morphological_accuracy"
+        "held at their run-level values, not resampled: fst_acceptance_rate, morphological_accuracy"
     ]
 
 
@@ -336,7 +330,9 @@ def test_metrics_not_shared_or_no_common_entries_give_empty_measures():
 
 def test_a_metric_without_a_value_names_the_run():
     run = _run(_rows(EXACT), {"exact_match_rate": None}, path="cards/old.json")
-    with pytest.raises(ValueError, match=r"^cards/old\.json: metric 'exact_match_rate' has no value$"):
+    with pytest.raises(
+        ValueError, match=r"^cards/old\.json: metric 'exact_match_rate' has no value$"
+    ):
         pairing._value(run, "exact_match_rate")
     assert pairing._value(_run({}, {"bleu": 3.0}), "bleu") == 3.0
 

@@ -67,7 +67,8 @@ def test_the_hash_is_sha256_of_the_documented_encoding_of_the_unsealed_card():
     unsealed = {"results": [{"b": "ê"}], "run_card_hash": "", "a": 1}
     expected = hashlib.sha256(_documented(unsealed).encode("utf-8")).hexdigest()
     assert runcard.card_hash(card) == expected
-    assert card["run_card_hash"] == "old" and "signature" in card  # left as it was
+    assert card["run_card_hash"] == "old"
+    assert "signature" in card
 
 
 def test_a_card_missing_a_fingerprint_component_is_refused_before_sealing():
@@ -81,7 +82,7 @@ def test_a_card_missing_a_fingerprint_component_is_refused_before_sealing():
         runcard.check_before_sealing(broken)
     assert str(error.value).startswith("run card refused: fingerprint component missing: ")
     unhashable = _card(tools_enabled=[1, "a"])  # sorting mixed types fails
-    with pytest.raises(RunCardError, match="^run card refused: fingerprint component missing: "):
+    with pytest.raises(RunCardError, match=r"^run card refused: fingerprint component missing: "):
         runcard.check_before_sealing(unhashable)
 
 
@@ -106,7 +107,8 @@ def test_a_wrong_type_is_refused_strictly_with_the_field_and_what_was_given():
 def test_check_before_sealing_leaves_the_card_unsealed():
     card = _card()
     runcard.check_before_sealing(card)
-    assert card["fingerprint"] == "" and card["run_card_hash"] == ""
+    assert card["fingerprint"] == ""
+    assert card["run_card_hash"] == ""
 
 
 def _rows(count: int) -> list[dict[str, Any]]:
@@ -128,7 +130,7 @@ def test_every_row_is_checked_at_a_block_boundary(count, bad):
 
 
 def test_a_card_whose_results_are_not_a_list_is_refused_by_the_whole_schema():
-    with pytest.raises(RunCardError, match="^run card refused: field 'results': "):
+    with pytest.raises(RunCardError, match=r"^run card refused: field 'results': "):
         runcard.check_before_sealing(_card(results={"e1": {}}))
 
 
