@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
 
 from pytest_mteval.metrics import catalog, sacre
+from pytest_mteval.metrics.definition import MetricDefinition
 from pytest_mteval.scoring import bootstrap
 
 NUM = [3.0, 0.0, 5.0, 1.0, 2.0, 4.0, 0.0, 1.0]
@@ -116,7 +118,7 @@ def test_counts_keep_entries_never_drawn_as_zero_columns():
 
 @pytest.mark.parametrize(("n", "resamples", "message"), [(0, 5, "empty"), (-1, 5, "empty")])
 def test_nothing_to_resample_is_refused(n, resamples, message):
-    with pytest.raises(ValueError, match="cannot resample an empty set of entries"):
+    with pytest.raises(ValueError, match=r"^cannot resample an empty set of entries$"):
         next(bootstrap._resample_counts(n, resamples, 1))
 
 
@@ -327,3 +329,68 @@ def test_runs_over_other_entries_or_metrics_are_refused():
             {"m": bootstrap.rate_statistic([1])},
             {"m": bootstrap.rate_statistic([1]), "x": bootstrap.rate_statistic([1])},
         )
+
+
+class _CountingReads:
+    """A plugin's statistics that cannot read an empty list of rows (it looks at the first)."""
+
+    def __init__(self) -> None:
+        self.reads: list[int] = []
+
+    def read(self, rows: Any, flagged: frozenset[str]) -> np.ndarray | None:
+        self.reads.append(len(rows))
+        return np.array([[float(rows[0]["v"]), 1.0]] * len(rows))
+
+    def finalize(self, sums: Any) -> float | None:
+        return float(sums[0] / sums[1])
+
+
+def test_a_definition_is_never_asked_to_read_no_rows():
+    statistics = _CountingReads()
+    definition = MetricDefinition("plugin_value", "plugin value", statistics)
+    assert bootstrap.of_definition(definition, []) is None
+    assert statistics.reads == []
+    found = bootstrap.of_definition(definition, [{"v": 2}, {"v": 5}])
+    assert found is not None
+    assert statistics.reads == [2]
+    assert found.value([4.0, 2.0]) == 2.0
+
+
+def test_per_entry_statistics_are_float64_whatever_their_input():
+    # sacrebleu's BLEU statistics are integers; the rows are the documented float64 table
+    statistic = bootstrap.sacre_statistic("bleu", [[4, 3, 2, 1, 4, 3, 2, 1, 4, 4]])
+    assert statistic.rows.dtype == np.float64
+    assert bootstrap.ratio_statistic([1], [2]).rows.dtype == np.float64
+
+
+def test_one_entry_is_resampled_as_itself():
+    blocks = list(bootstrap._resample_counts(1, 3, 8))
+    assert [block.tolist() for block in blocks] == [[[1.0], [1.0], [1.0]]]
+    one = bootstrap.confidence_intervals({"r": bootstrap.rate_statistic([True])}, n_bootstrap=5)
+    assert (one["r"]["score"], one["r"]["lower"], one["r"]["upper"]) == (1.0, 1.0, 1.0)
+
+
+def test_a_value_undefined_for_one_run_only_has_no_delta_bounds():
+    """A derived value the baseline lacks on the full sample (its first call) but both runs
+    have on every resample: the resampled differences exist, yet there is no delta to bound."""
+    calls = {"n": 0}
+
+    def missing_for_the_baseline(metrics: bootstrap.Metrics) -> float | None:
+        calls["n"] += 1
+        return None if calls["n"] == 1 else metrics["m"]
+
+    out = bootstrap.paired_bootstrap(
+        {"m": bootstrap.rate_statistic(BASE)},
+        {"m": bootstrap.rate_statistic(CAND)},
+        {"d": missing_for_the_baseline},
+        n_bootstrap=10,
+        seed=1,
+    )["d"]
+    assert calls["n"] == 2 + 2 * 10  # both point values, then both runs' resamples
+    assert (out["baseline"], out["candidate"]) == (None, pytest.approx(0.8))
+    assert (out["delta"], out["delta_lower"], out["delta_upper"], out["p_value"]) == (
+        None,
+        None,
+        None,
+        None,
+    )
