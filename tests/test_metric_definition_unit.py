@@ -214,3 +214,12 @@ def test_a_table_has_one_row_per_entry_even_for_one_column_families():
     assert table is not None
     assert table.shape == (1, 2)
     assert table.dtype == np.float64
+
+
+def test_a_table_of_integer_statistics_is_float64():
+    # a card read back from JSON holds sacrebleu's BLEU statistics as integers
+    own = [int(x) for x in _stats("bleu", "il pleut", "il pleut fort")]
+    table = SacreFamily("bleu").read([{"stats": {"bleu": own}}], frozenset())
+    assert table is not None
+    assert table.dtype == np.float64
+    assert table.tolist() == [[float(x) for x in own]]
