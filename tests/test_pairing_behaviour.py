@@ -341,3 +341,61 @@ def test_a_composite_derived_value_is_limited_to_its_metrics():
     derived = pairing._composite("B", ["exact_match_rate"])
     assert derived({"exact_match_rate": 0.5, "chrf_plus_plus": 100.0}) == 0.5
     assert derived({"chrf_plus_plus": 100.0}) is None
+
+
+def test_entries_only_the_current_run_has_are_skipped_wherever_they_are():
+    base = _run(_rows(EXACT), {"exact_match_rate": 0.6})
+    now_rows = {"first": {"entry_id": "first", "source": "x", "expected": "y"}, **_rows(EXACT)}
+    paired = pairing.pair(base, _run(now_rows, {"exact_match_rate": 0.6}))
+    assert paired.common == [f"e{i}" for i in range(10)]
+
+
+def test_several_metrics_held_fixed_and_left_are_listed_with_commas():
+    switched = [False, True, False, False, False, True, False, False, False, False]
+    rows = _rows(EXACT, code_switching_detected=switched)
+    metrics = {
+        "exact_match_rate": 0.6,
+        "code_switching_rate": 0.2,
+        "fst_acceptance_rate": 0.5,
+        "morphological_accuracy": 0.4,
+    }
+    base, now = _run(rows, metrics, profile="A"), _run(rows, metrics, profile="A")
+    paired = pairing.pair(base, now)
+    pairing.measure(base, now, paired, ["composite"], test=False)
+    assert paired.composite_metrics == ["code_switching_rate", "exact_match_rate"]
+    assert paired.notes == [
+        "held at their run-level values, not resampled: fst_acceptance_rate, "
+        "morphological_accuracy",
+        "composites recomputed without the metrics held fixed (fst_acceptance_rate, "
+        "morphological_accuracy): over code_switching_rate, exact_match_rate",
+    ]
+
+
+def test_a_metric_undefined_over_the_common_entries_has_no_delta():
+    # the baseline counted FST words only on entries the current run does not have
+    base_rows = _rows(EXACT, fst_accepted_words=[0] * 10, fst_words=[0] * 10)
+    base_rows["old"] = {"entry_id": "old", "source": "o", "expected": "p"}
+    base_rows["old"].update(fst_accepted_words=3, fst_words=4)
+    now_rows = _rows(EXACT_NOW, fst_accepted_words=[1] * 10, fst_words=[2] * 10)
+    metrics = {"fst_acceptance_rate": 0.75}
+    base, now = _run(base_rows, metrics, "A"), _run(now_rows, {"fst_acceptance_rate": 0.5}, "A")
+    for test in (True, False):
+        paired = pairing.pair(base, now)
+        out = pairing.measure(base, now, paired, ["fst_acceptance_rate"], test=test, n_bootstrap=10)
+        measure = out["fst_acceptance_rate"]
+        assert (measure.baseline, measure.now, measure.delta) == (None, 0.5, None)
+        assert (measure.lower, measure.upper, measure.p_value) == (None, None, None)
+        assert measure.held_fixed is False
+
+
+def test_entries_flagged_across_entries_count_for_the_run_that_flagged_them():
+    flags = [False] * 10
+    base = _run(_rows(EXACT, hallucination_detected=flags), {"hallucination_rate": 0.2})
+    now = _run(_rows(EXACT, hallucination_detected=flags), {"hallucination_rate": 0.1})
+    base.hallucinated = frozenset({"e1", "e2"})
+    now.hallucinated = frozenset({"e3"})
+    paired = pairing.pair(base, now)
+    out = pairing.measure(base, now, paired, ["hallucination_rate"], test=False)
+    measure = out["hallucination_rate"]
+    assert (measure.baseline, measure.now) == (0.2, 0.1)
+    assert measure.delta == pytest.approx(-0.1)
