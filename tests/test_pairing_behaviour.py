@@ -399,3 +399,15 @@ def test_entries_flagged_across_entries_count_for_the_run_that_flagged_them():
     measure = out["hallucination_rate"]
     assert (measure.baseline, measure.now) == (0.2, 0.1)
     assert measure.delta == pytest.approx(-0.1)
+
+
+def test_several_metrics_only_this_run_has_are_listed_with_commas():
+    base = _run(_rows(EXACT), {"exact_match_rate": 0.5})
+    now = _run(
+        _rows(EXACT),
+        {"exact_match_rate": 0.5, "semantic_score": 0.8, "code_switching_rate": 0.1},
+    )
+    assert pairing.pair(base, now).notes == [
+        "composites recomputed over the metrics both runs measured (exact_match_rate); "
+        "only this run has code_switching_rate, semantic_score"
+    ]
