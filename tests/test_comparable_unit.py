@@ -277,3 +277,20 @@ def test_a_constant_statistic_holds_its_value_on_any_resample():
     statistic = comparable.constant_statistic(0.37, 4)
     assert statistic.rows.tolist() == [[0.37, 1.0]] * 4
     assert statistic.value([0.37 * 2, 2.0]) == pytest.approx(0.37)
+
+
+def test_a_reports_chrf_exactly_at_the_rounding_limit_is_not_noted():
+    # no character in common: our chrF++ is exactly 0, so 0.01 is exactly the limit
+    report = {
+        "entries": [{"id": "a", "expected": "abc", "predicted": "xyz"}],
+        "overall": {"corpus_chrf": 0.01},
+    }
+    run = comparable.from_harness_report(report, "r.json")
+    assert run.metrics["chrf_plus_plus"] == 0.0
+    assert run.path == "r.json"
+    assert run.notes == []
+    over = comparable.from_harness_report({**report, "overall": {"corpus_chrf": 0.02}}, "r.json")
+    assert over.notes == [
+        "r.json: the report's own corpus chrF++ 0.02 differs from ours 0.00 re-scored from "
+        "its predictions; ours is used"
+    ]
