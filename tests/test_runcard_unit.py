@@ -149,3 +149,67 @@ def test_the_schema_is_the_run_card_models():
     schema = runcard.json_schema()
     assert schema["title"] == "RunCard"
     assert {"run_card_hash", "fingerprint", "results", "scores"} <= set(schema["properties"])
+
+
+def test_a_card_whose_results_are_null_is_refused_in_one_line():
+    with pytest.raises(RunCardError) as error:
+        runcard.check_before_sealing(_card(results=None))
+    assert str(error.value) == (
+        "run card refused: field 'results': Input should be a valid list (got NoneType)"
+    )
+
+
+def test_a_number_as_text_in_a_later_block_is_refused_where_the_whole_card_names_it():
+    rows = _rows(runcard._ROWS_AT_ONCE + 5)
+    rows[runcard._ROWS_AT_ONCE + 1]["chrf_score"] = "61.0"  # converted if not strict
+    with pytest.raises(RunCardError) as error:
+        runcard.check_before_sealing(_card(results=rows))
+    assert str(error.value) == (
+        f"run card refused: field 'results.{runcard._ROWS_AT_ONCE + 1}.chrf_score': "
+        "Input should be a valid number (got str)"
+    )
+
+
+def test_load_names_a_missing_card_in_one_line(tmp_path: Path):
+    path = tmp_path / "gone.json"
+    with pytest.raises(RunCardError) as error:
+        runcard.load(path)
+    assert str(error.value) == f"{path}: cannot read run card: No such file or directory"
+
+
+class _Watched(dict):  # type: ignore[type-arg]
+    """A card that looks into its folder while it is being written (between two keys)."""
+
+    def __init__(self, card: dict[str, Any], folder: Path) -> None:
+        super().__init__(card)
+        self.folder = folder
+        self.seen: list[list[str]] = []
+
+    def items(self):  # type: ignore[no-untyped-def,override]
+        for key, value in super().items():
+            self.seen.append(sorted(p.name for p in self.folder.iterdir()))
+            yield key, value
+
+
+def test_a_card_being_written_is_a_hidden_temporary_file_beside_it(tmp_path: Path, monkeypatch):
+    import tempfile
+
+    # the system's temporary folder is not used: linking into place must not cross devices
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-folder"))
+    folder = tmp_path / "cards"
+    folder.mkdir()
+    (folder / "old.json").write_text("{}", encoding="utf-8")
+    card = _Watched(runcard.seal(_card()), folder)
+    assert runcard.write_new(card, folder / "run.json") == folder / "run.json"
+    during = card.seen[-1]
+    assert len(during) == 2
+    temporary = next(name for name in during if name != "old.json")
+    assert temporary.startswith(".runcard-")
+    assert temporary.endswith(".tmp")
+    assert sorted(p.name for p in folder.iterdir()) == ["old.json", "run.json"]
+    card.seen.clear()
+    runcard.replace(card, folder / "old.json")
+    (temporary,) = [name for name in card.seen[-1] if name not in {"old.json", "run.json"}]
+    assert temporary.startswith(".runcard-")
+    assert temporary.endswith(".tmp")
+    assert sorted(p.name for p in folder.iterdir()) == ["old.json", "run.json"]
