@@ -65,17 +65,19 @@ def report(modules: list[str]) -> int:
         by_module[module][status] += 1
         if status == "survived":
             survivors.append(name)
-    print(f"{'module':<28}{'mutants':>8}{'killed':>8}{'survived':>9}{'other':>7}{'rate':>8}")
+    width = max(len(m) for m in [*modules, "module"]) + 2
+    print(f"{'module':<{width}}{'mutants':>8}{'killed':>8}{'survived':>9}{'other':>7}{'rate':>8}")
     for module in modules:
         counts = by_module.get(module)
         if not counts or counts["not checked"] == sum(counts.values()):
-            print(f"{module:<28}{'(not run)':>8}")
+            print(f"{module:<{width}}{'(not run)':>10}")
             continue
         checked = sum(n for status, n in counts.items() if status != "not checked")
         noticed = sum(counts[s] for s in NOTICED)
         other = checked - noticed - counts["survived"]
         rate = f"{noticed / checked:.1%}" if checked else "-"
-        print(f"{module:<28}{checked:>8}{noticed:>8}{counts['survived']:>9}{other:>7}{rate:>8}")
+        survived = counts["survived"]
+        print(f"{module:<{width}}{checked:>8}{noticed:>8}{survived:>9}{other:>7}{rate:>8}")
     if survivors:
         print("\nsurvivors (see each with: mutmut show NAME):")
         print("\n".join(f"  {name}" for name in survivors))

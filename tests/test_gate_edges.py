@@ -210,3 +210,55 @@ def test_impossible_options_are_refused_naming_the_option():
         GateOptions(max_drop=math.nan)
     with pytest.raises(GateOptionError, match=r"^fail under must be a finite number, got inf$"):
         GateOptions(fail_under=math.inf)
+
+
+def test_a_drop_whose_significance_cannot_be_tested_fails_and_says_why():
+    """A resampled metric whose resamples are all undefined has no p-value without being
+    held fixed; the verdict says which of the two it is."""
+    from dataclasses import replace
+
+    from pytest_mteval.cards import gate
+    from pytest_mteval.scoring.pairing import Measure, Pairing
+
+    pairing = Pairing(["e1", "e2"], ["exact_match_rate"], ["exact_match_rate"], "B")
+    untested = Measure("exact_match_rate", 0.8, 0.5, -0.3, None, None, None)
+    verdict = gate._judge(untested, 0.01, 0.05, pairing)
+    assert not verdict.passed
+    assert verdict.verdict == "FAIL: dropped 0.3 > 0.01 (significance not testable)"
+    held = gate._judge(replace(untested, held_fixed=True), 0.01, 0.05, pairing)
+    assert not held.passed
+    assert held.verdict == "FAIL: dropped 0.3 > 0.01 (significance held fixed)"
+
+
+def test_a_composite_limit_outside_its_0_1_scale_is_refused_in_one_line():
+    for name, field in (("max drop", "max_drop"), ("fail under", "fail_under")):
+        with pytest.raises(GateOptionError) as error:
+            GateOptions(**{field: 1.5})
+        assert str(error.value) == (
+            f"{name} of the composite is on its 0-1 scale, got 1.5 "
+            "(a drop of 5 chrF++ points is --mteval-gate chrf_plus_plus:5)"
+        )
+        GateOptions(**{field: 1.0})  # the top of the scale is allowed
+
+
+def test_a_metric_gate_is_refused_above_its_own_scale_and_allowed_at_it():
+    GateOptions(metric_gates={"composite": 1.0, "chrf_plus_plus": 100.0, "ter": 0.0})
+    for metric, drop, scale in (("composite", 1.5, "1"), ("chrf_plus_plus", 100.5, "100")):
+        with pytest.raises(GateOptionError) as error:
+            GateOptions(metric_gates={metric: drop})
+        assert str(error.value) == (
+            f"max drop of {metric} is in its own units (0-{scale}), got {drop:g}"
+        )
+
+
+def test_without_a_baseline_the_verdict_keeps_its_options_and_says_why():
+    from test_pairing_behaviour import EXACT, _rows, _run
+
+    options = GateOptions(fail_under=0.5)
+    current = _run(_rows(EXACT), {"exact_match_rate": 0.6})
+    current.composite = 0.6
+    verdict = evaluate_runs(None, current, options)
+    assert verdict.options is options
+    assert verdict.passed
+    assert verdict.notes == ["no baseline: nothing to compare with, only absolute limits apply"]
+    assert [row.metric for row in verdict.rows] == ["composite (this run)"]

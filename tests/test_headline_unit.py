@@ -84,3 +84,17 @@ def test_a_deployable_run_is_a_candidate_and_a_flagged_one_is_capped():
     judged, flags = headline.judge_run(emptied, scores, "B", found, None, human_validated=True)
     assert "empty_output" in {flag["code"] for flag in flags}
     assert (judged["quality_tier_uncapped"], judged["quality_tier"]) == ("deployable", "emerging")
+
+
+def test_entries_hallucinated_across_entries_count_in_the_hallucination_statistic(card):
+    records = card["results"]
+    checked = [r for r in records if r.get("hallucination_detected") is not None]
+    own = {str(r["entry_id"]) for r in checked if r["hallucination_detected"]}
+    across = frozenset(str(r["entry_id"]) for r in checked if str(r["entry_id"]) not in own)
+    named = frozenset(sorted(across)[:5])
+    assert len(named) == 5
+    found = headline.statistics_of(records, card["scores"], "B", named)
+    plain = headline.statistics_of(records, card["scores"], "B")
+    flagged, counted = found["hallucination_rate"].rows.sum(axis=0)
+    assert (flagged, counted) == (len(own) + 5, len(checked))
+    assert plain["hallucination_rate"].rows.sum(axis=0).tolist() == [len(own), len(checked)]
