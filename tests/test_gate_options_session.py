@@ -24,8 +24,10 @@ from conftest import METHODS
 from sacrebleu.metrics.chrf import CHRF
 from test_composite_weights import INVERTED, PERCENT, documented_weights
 from test_gate_session import GPT55, HAIKU, SNA, failed_entry_ids
+from test_metric_catalog import LETTER_SHARE, PLUGIN, SNA_CORPUS
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.metrics import catalog
 
 pytest_plugins = ["pytester"]
 
@@ -500,3 +502,38 @@ def test_a_passing_run_replaces_the_baseline_with_its_own_card(pytester, baselin
     result.stdout.fnmatch_lines([f"baseline written to {baseline}"])
     assert json.loads(baseline.read_text(encoding="utf-8")) == card(pytester)
     runcard.verify(json.loads(baseline.read_text(encoding="utf-8")), baseline)
+
+
+def plugin_session(pytester: pytest.Pytester, name: str, *args: str) -> dict[str, Any]:
+    """A run of the eng-sna corpus with the conftest's metric plugin; its card."""
+    card = pytester.path / f"{name}.json"
+    result = pytester.runpytest(f"--mteval-corpus={SNA_CORPUS}", f"--mteval-run-card={card}", *args)
+    assert card.exists(), result.stdout.str()
+    return dict(json.loads(card.read_text(encoding="utf-8")))
+
+
+def test_a_plugin_metric_is_gated_by_name_in_a_session(pytester):
+    """``--mteval-gate`` names a plugin's metric: it is checked once the plugin registered it,
+    and the gate judges it like a built-in (its inputs recorded on the card)."""
+    try:
+        pytester.makeconftest(PLUGIN)
+        identity = f"--mteval-method={METHODS / 'identity'}"
+        plugin_session(pytester, "before", identity)
+        baseline = f"--mteval-baseline={pytester.path / 'before.json'}"
+        catalog.unregister(LETTER_SHARE.name)  # a new process knows it only once its plugin runs
+        card = plugin_session(
+            pytester, "after", identity, baseline, "--mteval-gate=letter_share:0.25"
+        )
+        assert card["gate"]["options"]["metric_gates"] == {"letter_share": 0.25}
+        (row,) = [r for r in card["gate"]["metrics"] if r["metric"] == "letter_share"]
+        assert row["passed"] is True
+        assert "0.25" in row["limit"]
+        assert row["baseline"] == row["now"] == card["scores"]["letter_share"]
+        refused = pytester.runpytest(
+            f"--mteval-corpus={SNA_CORPUS}", identity, baseline, "--mteval-gate=letter_shar:0.25"
+        )
+        assert refused.ret == pytest.ExitCode.USAGE_ERROR
+        refused.stderr.fnmatch_lines(["*mteval gate option: unknown metric 'letter_shar'*"])
+        assert "Traceback" not in refused.stderr.str() + refused.stdout.str()
+    finally:
+        catalog.unregister(LETTER_SHARE.name)  # inner sessions registered it in this process

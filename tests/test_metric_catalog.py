@@ -228,25 +228,3 @@ def test_a_plugin_definition_is_scored_resampled_gated_and_compared(pytester, fo
     (cells,) = [c for c in shown if c and c[0] == "letter_share"]
     expected = [f"{a['scores']['letter_share']:.4f}", f"{b['scores']['letter_share']:.4f}"]
     assert cells[1:3] == expected
-
-
-def test_a_plugin_metric_is_gated_by_name_in_a_session(pytester, forgotten):
-    """``--mteval-gate`` names a plugin's metric: it is checked once the plugin registered it,
-    and the gate judges it like a built-in (its inputs recorded on the card)."""
-    pytester.makeconftest(PLUGIN)
-    identity = f"--mteval-method={METHODS / 'identity'}"
-    _session(pytester, "before", identity)
-    baseline = f"--mteval-baseline={pytester.path / 'before.json'}"
-    catalog.unregister(LETTER_SHARE.name)  # a new process knows it only once its plugin runs
-    card = _session(pytester, "after", identity, baseline, "--mteval-gate=letter_share:0.25")
-    assert card["gate"]["options"]["metric_gates"] == {"letter_share": 0.25}
-    (row,) = [r for r in card["gate"]["metrics"] if r["metric"] == "letter_share"]
-    assert row["passed"] is True
-    assert "0.25" in row["limit"]
-    assert row["baseline"] == row["now"] == card["scores"]["letter_share"]
-    refused = pytester.runpytest(
-        f"--mteval-corpus={SNA_CORPUS}", identity, baseline, "--mteval-gate=letter_shar:0.25"
-    )
-    assert refused.ret == pytest.ExitCode.USAGE_ERROR
-    refused.stderr.fnmatch_lines(["*mteval gate option: unknown metric 'letter_shar'*"])
-    assert "Traceback" not in refused.stderr.str() + refused.stdout.str()
