@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import math
 import sys
 from collections.abc import Sequence
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.corpus import Corpus, CorpusError, load_corpus
+from pytest_mteval.errors import JsonFileError, read_json
 from pytest_mteval.metrics import leakage
 from pytest_mteval.metrics.base import MetricContext
 
@@ -63,6 +63,20 @@ def corpora(paths: Sequence[Path]) -> list[Corpus]:
     return found
 
 
+def read_report(path: Path) -> dict[str, Any]:
+    """A harness report with what the audit reads of it (``run_id``, each entry's ``id``), or
+    JsonFileError with one line naming the file, the entry and the field."""
+    report = read_json(path, "harness report")
+    if not isinstance(report, dict) or not isinstance(report.get("run_id"), str):
+        raise JsonFileError(f"{path}: field 'run_id': a report is an object with a run id")
+    if not isinstance(report.get("entries"), list):
+        raise JsonFileError(f"{path}: field 'entries': a list of entries is required")
+    for number, row in enumerate(report["entries"]):
+        if not isinstance(row, dict) or not isinstance(row.get("id"), str | int):
+            raise JsonFileError(f"{path}: entry {number}: field 'id': required (text or number)")
+    return report
+
+
 def corpus_of(report: dict[str, Any], candidates: Sequence[Corpus]) -> Corpus | None:
     ids = {str(e["id"]) for e in report["entries"]}
     for corpus in candidates:
@@ -76,7 +90,11 @@ def firings(runs: Path, candidates: Sequence[Corpus]) -> tuple[list[Firing], lis
     out: list[Firing] = []
     lines: list[str] = []
     for path in sorted(runs.glob("*_report.json")):
-        report = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            report = read_report(path)
+        except JsonFileError as exc:
+            lines.append(f"{exc}; skipped")  # the other runs are still scored
+            continue
         corpus = corpus_of(report, candidates)
         if corpus is None:
             lines.append(f"{report['run_id']}: no corpus holds its entries; skipped")
@@ -107,7 +125,11 @@ def firings(runs: Path, candidates: Sequence[Corpus]) -> tuple[list[Firing], lis
 def read_audit(path: Path) -> dict[tuple[str, str], str]:
     verdicts: dict[tuple[str, str], str] = {}
     with path.open(encoding="utf-8", newline="") as handle:
-        for number, row in enumerate(csv.DictReader(handle, delimiter="\t"), start=2):
+        reader = csv.DictReader(handle, delimiter="\t")
+        missing = {"run_id", "entry_id", "verdict"} - set(reader.fieldnames or ())
+        if missing:
+            raise ValueError(f"{path}: line 1: missing column(s) {', '.join(sorted(missing))}")
+        for number, row in enumerate(reader, start=2):
             verdict = (row.get("verdict") or "").strip()
             if verdict not in VERDICTS:
                 raise ValueError(
@@ -149,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         verdicts = read_audit(args.audit)
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError) as exc:
         print(f"code_switching_audit: {exc}", file=sys.stderr)
         return 2
     fired, lines = firings(args.runs, corpora(args.corpus))

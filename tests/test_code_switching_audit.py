@@ -70,3 +70,33 @@ def test_a_false_alarm_counts_against_precision_and_an_unaudited_firing_fails(tm
         f"code_switching_audit: {audit}: line 2: verdict 'maybe' is not one of "
         "false-alarm, other-language, source-language"
     )
+
+
+def test_a_broken_report_is_skipped_with_one_line_and_the_others_are_still_scored(
+    tmp_path: Path,
+):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for report in (DATA / "upstream-runs").glob("*_report.json"):
+        (runs / report.name).write_bytes(report.read_bytes())
+    (runs / "a_truncated_report.json").write_text('{"run_id": "x", "entries": [', "utf-8")
+    (runs / "b_idless_report.json").write_text(
+        '{"run_id": "y", "entries": [{"id": 1}, {"predicted": "z"}]}', "utf-8"
+    )
+    done = _run(runs, CORPORA / "eng-sna-tatoeba-dev.json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.startswith(f"{runs / 'a_truncated_report.json'}: ") for line in lines)
+    assert f"{runs / 'b_idless_report.json'}: entry 1: field 'id': required" in done.stdout
+    assert f"fired   3, true   3, precision 1.00 ({_wilson(3, 3)})" in done.stdout
+
+
+def test_an_audit_without_its_columns_is_refused_in_one_line(tmp_path: Path):
+    audit = tmp_path / "audit.tsv"
+    audit.write_text("run_id\tentry\tverdict\nr\te\tfalse-alarm\n", "utf-8")
+    done = _run(DATA / "upstream-runs", CORPORA / "eng-sna-tatoeba-dev.json", "--audit", audit)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f"code_switching_audit: {audit}: line 1: missing column(s) entry_id"
+    )
