@@ -63,11 +63,19 @@ class InspectionCard:
 
 @dataclass(frozen=True)
 class EntryVerdict:
-    """Whether the entry fails, why (one line per reason), and its inspection card."""
+    """The inspection card of an entry that fails (None: it passes); whether it fails and why
+    are read from the card."""
 
-    failed: bool
-    reasons: tuple[str, ...]
     card: InspectionCard | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.card is not None
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """One line per reason the entry fails."""
+        return () if self.card is None else self.card.reasons
 
     @property
     def card_text(self) -> str:
@@ -82,8 +90,8 @@ def entry_verdict(
     """The verdict on one entry's record against its baseline row (None: no baseline)."""
     reasons = regression_reasons(baseline_row, record, options)
     if not reasons:
-        return EntryVerdict(False, ())
-    return EntryVerdict(True, tuple(reasons), inspection_card(baseline_row, record, reasons))
+        return EntryVerdict()
+    return EntryVerdict(inspection_card(baseline_row, record, reasons))
 
 
 def regression_reasons(
