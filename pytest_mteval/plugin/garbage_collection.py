@@ -25,14 +25,14 @@ class RunGarbageCollection:
 
     def __init__(self) -> None:
         self.saved = gc.get_threshold()
-        self.froze = gc.get_freeze_count() == 0  # someone else's freeze is not ours to undo
+        self.freezes = gc.get_freeze_count() == 0  # someone else's freeze is not ours to undo
 
     def start(self) -> None:
-        if self.froze:
+        if self.freezes:
             gc.freeze()
         gc.set_threshold(max(YOUNG_THRESHOLD, self.saved[0]), *self.saved[1:])
 
     def restore(self) -> None:
         gc.set_threshold(*self.saved)
-        if self.froze:
+        if self.freezes:
             gc.unfreeze()

@@ -187,7 +187,7 @@ class ActiveRun:
     ) -> pytest.CollectReport | None:
         """A corpus outside the rootdir is collected even under ``--lf`` (last_failed.py)."""
         if isinstance(collector, CorpusFile) and corpus_nodeid(self.config, self.state.corpus.path):
-            return collect_corpus(collector, collector.collect())
+            return collect_corpus(collector)
         return None
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:

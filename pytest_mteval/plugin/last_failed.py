@@ -11,7 +11,6 @@ its own collection instead (``collect_corpus``), through pytest's public ``CallI
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -23,12 +22,10 @@ def corpus_nodeid(config: pytest.Config, corpus: Path) -> str | None:
     return None if corpus.is_relative_to(rootpath) else os.path.relpath(corpus, rootpath)
 
 
-def collect_corpus(
-    collector: pytest.Collector, children: Iterable[pytest.Item | pytest.Collector]
-) -> pytest.CollectReport | None:
+def collect_corpus(collector: pytest.Collector) -> pytest.CollectReport | None:
     """The corpus's collection report, made here so that no plugin skips the file; None
     when collecting failed, and pytest's own report then says why."""
-    call = pytest.CallInfo.from_call(lambda: list(children), "collect")
+    call = pytest.CallInfo.from_call(lambda: list(collector.collect()), "collect")
     if call.excinfo is not None:
         return None
     return pytest.CollectReport(collector.nodeid, "passed", None, call.result)
