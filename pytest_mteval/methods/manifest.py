@@ -8,7 +8,7 @@ dependencies and a mismatch is an error, never a warning.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -98,6 +98,11 @@ class MethodManifest(BaseModel):
     description: str | None = None
     #: The method args it reads; None (absent) accepts any arg, as before args were declared.
     args: dict[str, MethodArg] | None = None
+    #: Environment variables the method needs: the runner's environment is cleared, and only
+    #: these (and PATH, HOME, LANG) are passed to it; never the corpus key's variable.
+    env: list[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]] = Field(
+        default_factory=list
+    )
 
     @model_validator(mode="after")
     def _class_matches_dependencies(self) -> MethodManifest:

@@ -7,6 +7,7 @@ batches, the same baseline rows and the same method fingerprint.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from pytest_mteval.run.cache import TranslationCache, fingerprint_components, me
 from pytest_mteval.run.method_args import check_method_args, public_config, secret_names
 from pytest_mteval.run.redaction import secrecy_of
 from pytest_mteval.run.result_model import ResultProblem, validate_method_fields
+from pytest_mteval.run.sandbox_policy import check_in_process
 from pytest_mteval.run.secret_corpus import open_corpus
 from pytest_mteval.run.settings import Settings
 from pytest_mteval.run.state import RunState
@@ -90,6 +92,9 @@ def start_run(
     on_worker = hasattr(config, "workerinput")
     signer = load_private_key(settings.sign_key) if settings.sign_key and not on_worker else None
     in_process = settings.runner == "inprocess"
+    secrecy = secrecy_of(corpus, settings.scores_only)
+    if in_process:
+        check_in_process(settings, secrecy)  # before the method's code enters the harness
     source = find_method(settings.method, settings.method_base, registered, load=in_process)
     ds = corpus.dataset
     if source.manifest and not source.manifest.supports(ds.source_language, ds.target_language):
@@ -132,22 +137,21 @@ def start_run(
         builtin_metrics=builtin_metrics(context, judge, _selection(settings)),
         plugin_metrics=plugin_metrics,
     )
-    state.secrecy = secrecy_of(corpus, settings.scores_only)
+    state.secrecy = secrecy
     state.audit, state.signer, state.card_path_existed = audit, signer, existed
     preflight = _runs_here(config, settings)
-    if in_process and settings.sandbox != "none":
-        raise SettingsError("--mteval-sandbox=netns needs --mteval-runner=process")
+    from pytest_mteval.run.isolation import start_isolation
+
+    workerinput = getattr(config, "workerinput", None)
+    state.isolation = start_isolation(state, config.rootpath, workerinput, preflight=preflight)
+    warning = state.isolation.choice.warning() if state.isolation.choice else None
+    if warning and not on_worker:
+        print(warning, file=sys.stderr, flush=True)
     if in_process:
         _check_method(state)
         if preflight:
             run_preflight(state.method, run_config, source.name)
     else:
-        from pytest_mteval.run.isolation import start_isolation
-
-        workerinput = getattr(config, "workerinput", None)
-        # in the sandbox the method reaches nothing but the gateway: its preflight would fail
-        checked = preflight and settings.sandbox == "none"
-        state.isolation = start_isolation(state, config.rootpath, workerinput, preflight=checked)
         _check_method_fields(state, state.method)
     # a secret run keeps no outputs on disk: an output may quote its source
     cached = not settings.no_cache and not state.secrecy.withheld

@@ -24,7 +24,10 @@ from pytest_mteval.run.gateway import Gateway, GatewayConfig, allowed_models
 from pytest_mteval.run.method_ref import method_ref
 from pytest_mteval.run.remote_method import RemoteMethod
 from pytest_mteval.run.runner_client import Launch, ProcessBackend
+from pytest_mteval.run.hardening import is_dumpable, set_dumpable
+from pytest_mteval.run.runner_env import runner_env
 from pytest_mteval.run.sandbox import GATEWAY_DIR_INSIDE, SandboxError, sandbox_launch
+from pytest_mteval.run.sandbox_policy import SandboxChoice, choose_sandbox, method_folder
 from pytest_mteval.run.state import RunState
 
 #: workerinput key that hands the controller's gateway socket to xdist workers.
@@ -44,9 +47,17 @@ class Isolation:
     gateway_socket: str | None = None
     _owned_dir: str | None = None
     notes: list[str] = field(default_factory=list)
+    choice: SandboxChoice | None = None
+    _home: str | None = None
+    _was_dumpable: bool | None = None
 
     def card(self) -> dict[str, Any]:
         out: dict[str, Any] = {"mode": self.runner, "sandbox": self.sandbox}
+        if self.choice is not None:
+            out["requested"] = self.choice.requested
+            out["isolated"] = self.choice.isolated
+            if self.choice.not_isolated:
+                out["not_isolated_because"] = self.choice.not_isolated
         if self.backend is not None:
             out["restarts"] = self.backend.restarts
             out["events"] = list(self.backend.events)
@@ -55,10 +66,16 @@ class Isolation:
         return out
 
     def close(self) -> None:
+        if self.backend is not None:
+            self.backend.close()  # every runner gone before the harness is dumpable again
         if self.gateway is not None:
             self.gateway.close()
-        if self._owned_dir is not None:
-            shutil.rmtree(self._owned_dir, ignore_errors=True)
+        for folder in (self._owned_dir, self._home):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+        if self._was_dumpable:
+            set_dumpable(True)
+            self._was_dumpable = None
 
 
 def start_isolation(
@@ -67,37 +84,36 @@ def start_isolation(
     """Start the runner (and gateway) for ``state``; SettingsError or MethodLoadError if not."""
     settings = state.settings
     runner = getattr(settings, "runner", "process")
-    sandbox = getattr(settings, "sandbox", "none")
-    isolation = Isolation(runner, sandbox)
+    choice = choose_sandbox(state)
+    sandbox = choice.sandbox
+    isolation = Isolation(runner, sandbox, choice=choice)
     if runner == "inprocess":
-        if sandbox != "none":
-            raise SettingsError("--mteval-sandbox=netns needs --mteval-runner=process")
         return isolation
     manifest = state.source.manifest
     ref = method_ref(state.source)
     config = state.run_config
-    launch = Launch([sys.executable, "-m", "pytest_mteval.run.runner_main"], env=_plain_env())
+    # the runner must not read the harness's memory (/proc/<pid>/mem, environ, ptrace)
+    if is_dumpable() and set_dumpable(False):
+        isolation._was_dumpable = True
+    isolation._home = tempfile.mkdtemp(prefix="mteval-home-")
+    env = runner_env(state, isolation._home, sandboxed=False, gateway=False)
+    argv = [sys.executable, "-m", "pytest_mteval.run.runner_main", "--supervised"]
+    launch = Launch(argv, env=env, supervised=True)
     if sandbox == "netns":
-        if manifest is None or state.source.directory is None:
-            raise SettingsError(
-                f"--mteval-sandbox=netns runs method folders only; {state.source.name!r} is a "
-                "registered method without a method.json declaring its dependencies"
-            )
-        if manifest.dependency_class in ("A2", "X"):
-            raise SettingsError(
-                f"--mteval-sandbox=netns: method {manifest.method_id!r} is class "
-                f"{manifest.dependency_class}, which cannot run in the sandbox (spec §8.6)"
-            )
+        folder = method_folder(state)
+        assert folder is not None  # choose_sandbox saw to it
         gateway_dir = None
-        if manifest.dependency_class == "A1":
+        if manifest is not None and manifest.dependency_class == "A1":
             config, gateway_dir = _gateway_for(isolation, state, manifest, rootpath, workerinput)
         readable = [Path(p) for p in (config.fst_path, config.method_args.get("prices")) if p]
         protected = _protected(state, rootpath)
         try:
-            launch = sandbox_launch(state.source.directory, readable, protected, gateway_dir)
-        except SandboxError as exc:
+            env = runner_env(state, "/tmp", sandboxed=True, gateway=gateway_dir is not None)
+            launch = sandbox_launch(folder, readable, protected, gateway_dir, env)
+        except (SandboxError, SettingsError) as exc:
             isolation.close()
             raise SettingsError(str(exc)) from None
+    preflight = preflight and sandbox == "none"  # in the sandbox only the gateway is reachable
     backend = ProcessBackend(launch, ref, config, name=state.source.name, preflight=preflight)
     try:
         backend.start()
@@ -116,15 +132,15 @@ def start_isolation(
     return isolation
 
 
-def _plain_env() -> dict[str, str]:
-    """The harness's environment without pytest's own variables (which may name the corpus)."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-
-
 def _protected(state: RunState, rootpath: Path) -> list[Path]:
+    """What the sandbox must not show: the corpus, the cards, the cache, the home folder, and
+    the keys the harness opens (the signing key, the corpus key) with their folders."""
     settings = state.settings
     found = [state.corpus.path, rootpath / ".mteval", Path.home()]
     found += [p for p in (settings.run_card, settings.baseline) if p is not None]
+    for key in (settings.sign_key, settings.corpus_key_file):
+        if key is not None:
+            found += [key, key.resolve().parent]
     return [p for p in found if p != Path("/")]
 
 

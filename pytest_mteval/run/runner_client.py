@@ -32,6 +32,8 @@ from pytest_mteval.run.translate import PendingBatch, all_failed, check_results,
 GRACE_S = 1.0
 #: How long a runner may take to import and build its method.
 START_TIMEOUT_S = 120.0
+#: How long a supervisor may take to end its runner and everything the method started.
+KILL_WAIT_S = 6.0
 
 
 @dataclass(frozen=True)
@@ -42,12 +44,15 @@ class Launch:
     env: dict[str, str] | None = None
     cwd: str | None = None
     label: str = "process"
+    #: Started under its supervisor (``--supervised``), which a SIGTERM tells to end it all.
+    supervised: bool = False
 
 
 class RunnerProcess:
     """One runner child, its replies by ticket, and the last lines of its stderr."""
 
     def __init__(self, launch: Launch) -> None:
+        self.supervised = launch.supervised
         self.proc = subprocess.Popen(
             launch.argv,
             stdin=subprocess.PIPE,
@@ -119,9 +124,16 @@ class RunnerProcess:
             return bool(ready())
 
     def kill(self, why: str) -> None:
-        """SIGKILL to the whole process group: the method's own children die with it."""
+        """SIGKILL to the whole process group: the method's own children die with it. A
+        supervised runner is first told (SIGTERM) to end every process the method started,
+        those in new sessions too, which the group kill would miss."""
         if self.killed is None:
             self.killed = why
+        if self.supervised and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                self.proc.send_signal(signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(KILL_WAIT_S)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):

@@ -139,6 +139,10 @@ class _Runner:
 
 
 def main() -> None:
+    if "--supervised" in sys.argv[1:]:
+        from pytest_mteval.run.supervisor import supervise
+
+        supervise()  # returns in the runner; its parent stays behind to end what it starts
     channel = _Channel()
     start = read_message(channel.incoming)
     if start is None or start.get("type") != "start":

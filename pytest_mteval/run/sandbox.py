@@ -4,7 +4,7 @@ The runner sees the system's read-only program folders, the Python installation,
 package, the method's folder and the files it was told about (analyzer, price table), all
 read-only; a private ``/tmp``; its own ``/proc`` (no other process is visible); and, for an
 A1 method, the LLM gateway's socket. It has no network interface but its own loopback, no
-environment but a few plain variables, and none of: the corpus, the cards, the cache, the
+environment but a few plain variables and those the method declares, and none of: the corpus, the cards, the cache, the
 baseline, the home folder, ``/etc`` beyond certificates and the loader's files.
 """
 
@@ -49,10 +49,7 @@ def _base_args() -> list[str]:
     return [
         "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
         "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/run",
-        "--hostname", "mteval-sandbox", "--clearenv",
-        "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp",
-        "--setenv", "LANG", "C.UTF-8", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
-        *_system_args(),
+        "--hostname", "mteval-sandbox", *_system_args(),
     ]  # fmt: skip
 
 
@@ -87,8 +84,11 @@ def sandbox_launch(
     readable: Sequence[Path],
     protected: Sequence[Path],
     gateway_dir: Path | None,
+    env: dict[str, str],
 ) -> Launch:
-    """The bwrap command line for one runner; SandboxError if a protected path would show."""
+    """The bwrap command line for one runner; SandboxError if a protected path would show.
+    ``env`` is the runner's whole environment (run/runner_env.py), handed to bwrap itself and
+    never on its command line, which other processes can read."""
     problem = sandbox_problem()
     if problem is not None:
         raise SandboxError(f"--mteval-sandbox=netns: {problem}")
@@ -110,4 +110,4 @@ def sandbox_launch(
         args += ["--ro-bind", str(gateway_dir), GATEWAY_DIR_INSIDE]
     args += ["--chdir", str(method_dir.resolve()), "--", sys.executable, "-I", "-m",
              "pytest_mteval.run.runner_main"]  # fmt: skip
-    return Launch(args, env={}, cwd=None, label="sandbox netns")
+    return Launch(args, env=dict(env), cwd=None, label="sandbox netns")

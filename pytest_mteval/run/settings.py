@@ -55,7 +55,7 @@ class Settings:
     keep_runs: int | None = None
     html: Path | None = None
     runner: str = "process"
-    sandbox: str = "none"
+    sandbox: str = "auto"
     gateway_requests: int | None = None
     corpus_key_file: Path | None = None
     corpus_key_env: str | None = None

@@ -1,0 +1,130 @@
+"""Which runner a run gets: the sandbox wherever the kernel allows it (``--mteval-sandbox=auto``,
+the default), the plain runner otherwise with one warning, and never the plain runner (nor the
+harness's own process) for a run that holds something a method must not reach: a secret
+corpus, its key, the card's signing key or the gateway's budget.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_mteval.errors import SettingsError
+from pytest_mteval.run.sandbox import sandbox_problem
+from pytest_mteval.run.redaction import Secrecy
+from pytest_mteval.run.settings import Settings
+from pytest_mteval.run.state import RunState
+
+
+@dataclass(frozen=True)
+class SandboxChoice:
+    """The sandbox a run gets (``netns`` or ``none``), what was asked, and why not isolated."""
+
+    sandbox: str
+    requested: str
+    not_isolated: str | None = None
+    #: The run fell back to the plain runner without being asked to (auto).
+    fell_back: bool = False
+
+    @property
+    def isolated(self) -> bool:
+        return self.sandbox == "netns"
+
+    def warning(self) -> str | None:
+        """The one terminal line of a run that fell back to the plain runner."""
+        if not self.fell_back:
+            return None
+        return (
+            f"mteval: WARNING: the method runs without the sandbox ({self.not_isolated}): it "
+            "can read your files and use the network; the card records isolated: false"
+        )
+
+
+def needs_sandbox(settings: Settings, secrecy: Secrecy | None) -> str | None:
+    """What in this run only the sandbox keeps from the method, or None."""
+    if settings.corpus_key_file is not None or settings.corpus_key_env is not None:
+        return "an encrypted corpus (its key)"
+    if secrecy is not None and secrecy.withheld:
+        return f"a secret run ({', '.join(secrecy.reasons)})"
+    if settings.sign_key is not None:
+        return "--mteval-sign-key (the card's signing key)"
+    if settings.gateway_requests:
+        return "--mteval-gateway-requests (a gateway run)"
+    return None
+
+
+def unsandboxable(state: RunState) -> str | None:
+    """Why this method cannot run in the sandbox at all, or None."""
+    manifest = state.source.manifest
+    if manifest is not None and manifest.dependency_class in ("A2", "X"):
+        return (
+            f"method {manifest.method_id!r} is class {manifest.dependency_class}, which cannot "
+            "run in the sandbox (spec §8.6)"
+        )
+    if method_folder(state) is None:
+        return (
+            f"{state.source.name!r} is a registered method without a method.json declaring "
+            "its dependencies"
+        )
+    return None
+
+
+def method_folder(state: RunState) -> Path | None:
+    """The folder the sandbox shows as the method's: its own, or for a method installed as a
+    package (registered by entry point) that package's folder."""
+    source = state.source
+    if source.directory is not None:
+        return source.directory
+    entry_point = getattr(source.factory, "mteval_entry_point", None)
+    if not isinstance(entry_point, str):
+        return None
+    try:
+        spec = importlib.util.find_spec(entry_point.partition(":")[0])
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin is None:
+        return None
+    return Path(spec.origin).resolve().parent
+
+
+def check_in_process(settings: Settings, secrecy: Secrecy | None) -> None:
+    """Refuse, before the method is imported into the harness, an in-process run that holds
+    what only the sandbox protects."""
+    if settings.sandbox == "netns":
+        raise SettingsError("--mteval-sandbox=netns needs --mteval-runner=process")
+    must = needs_sandbox(settings, secrecy)
+    if must:
+        raise SettingsError(
+            f"{must} needs the sandbox, and --mteval-runner=inprocess runs the method in the "
+            "harness itself: drop --mteval-runner=inprocess"
+        )
+
+
+def choose_sandbox(state: RunState) -> SandboxChoice:
+    """The run's sandbox, or SettingsError (one line: the reason and the way out)."""
+    settings = state.settings
+    requested = getattr(settings, "sandbox", "auto")
+    must = needs_sandbox(settings, state.secrecy)
+    if settings.runner == "inprocess":
+        check_in_process(settings, state.secrecy)
+        return SandboxChoice("none", requested, "--mteval-runner=inprocess")
+    if requested == "none":
+        if must:
+            raise SettingsError(
+                f"{must} needs the sandbox: drop --mteval-sandbox=none (the default, auto, "
+                "uses it where the kernel allows)"
+            )
+        return SandboxChoice("none", requested, "--mteval-sandbox=none")
+    why = unsandboxable(state)
+    problem = sandbox_problem()
+    if requested == "netns":
+        if why is not None or problem is not None:
+            raise SettingsError(f"--mteval-sandbox=netns: {why or problem}")
+        return SandboxChoice("netns", requested)
+    why = why or problem
+    if why is not None:
+        if must:
+            raise SettingsError(f"{must} needs the sandbox, which this run cannot use: {why}")
+        return SandboxChoice("none", requested, why, fell_back=True)
+    return SandboxChoice("netns", requested)
