@@ -21,10 +21,10 @@ from pytest_mteval.methods.manifest import MethodManifest
 from pytest_mteval.methods.protocol import RunConfig
 from pytest_mteval.run.audit_log import AuditLog
 from pytest_mteval.run.gateway import Gateway, GatewayConfig, allowed_models
+from pytest_mteval.run.hardening import is_dumpable, set_dumpable
 from pytest_mteval.run.method_ref import method_ref
 from pytest_mteval.run.remote_method import RemoteMethod
 from pytest_mteval.run.runner_client import Launch, ProcessBackend
-from pytest_mteval.run.hardening import is_dumpable, set_dumpable
 from pytest_mteval.run.runner_env import runner_env
 from pytest_mteval.run.sandbox import GATEWAY_DIR_INSIDE, SandboxError, sandbox_launch
 from pytest_mteval.run.sandbox_policy import SandboxChoice, choose_sandbox, method_folder

@@ -4,8 +4,9 @@ The runner sees the system's read-only program folders, the Python installation,
 package, the method's folder and the files it was told about (analyzer, price table), all
 read-only; a private ``/tmp``; its own ``/proc`` (no other process is visible); and, for an
 A1 method, the LLM gateway's socket. It has no network interface but its own loopback, no
-environment but a few plain variables and those the method declares, and none of: the corpus, the cards, the cache, the
-baseline, the home folder, ``/etc`` beyond certificates and the loader's files.
+environment but a few plain variables and those the method declares, and none of: the
+corpus, the cards, the cache, the baseline, the home folder, the keys the harness opens,
+``/etc`` beyond certificates and the loader's files.
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_mteval.errors import SettingsError
-from pytest_mteval.run.sandbox import sandbox_problem
 from pytest_mteval.run.redaction import Secrecy
+from pytest_mteval.run.sandbox import sandbox_problem
 from pytest_mteval.run.settings import Settings
 from pytest_mteval.run.state import RunState
 
