@@ -182,7 +182,7 @@ def test_the_signing_key_is_out_of_the_methods_reach(tmp_path):
         ("encrypted corpus", ["--mteval-corpus-key-file=KEYFILE", "--mteval-sandbox=none"]),
         ("encrypted corpus", ["--mteval-corpus-key-file=KEYFILE", "--mteval-runner=inprocess"]),
         ("secret segment", ["--mteval-sandbox=none"]),
-        ("scores only", ["--mteval-scores-only", "--mteval-runner=inprocess"]),
+        ("secret segment", ["--mteval-scores-only", "--mteval-runner=inprocess"]),
         ("gateway", ["--mteval-gateway-requests=5", "--mteval-sandbox=none"]),
     ],
 )

@@ -114,6 +114,9 @@ def test_one_batch_per_runner_call_and_a_fresh_runner_after_a_kill(pytester, cor
         "--mteval-concurrency=1",  # one batch in flight: batch 2 starts after the kill
         "--mteval-timeout=1",
         f"--mteval-run-card={card_path}",
+        # the plain runner: the test reads the method's call log, which in the sandbox would
+        # land in its private /tmp
+        "--mteval-sandbox=none",
     )
     log = [json.loads(line) for line in (pytester.path / "calls.jsonl").read_text().splitlines()]
     assert [call["ids"] for call in log] == [[1, 2, 3], [4, 5, 6]]
@@ -157,6 +160,7 @@ def test_ctrl_c_ends_a_run_with_a_hung_method_quickly(pytester, corpus):
             "--mteval-method-arg=fault=block", "--mteval-method-arg=at=4",
             "--mteval-batch-size=3", "--mteval-concurrency=1", "--mteval-timeout=600",
             f"--mteval-run-card={card_path}",
+            "--mteval-sandbox=none",  # the test waits on the method's call log (see above)
         ],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
         cwd=pytester.path,

@@ -32,8 +32,7 @@ from pytest_mteval.run.translate import PendingBatch, all_failed, check_results,
 GRACE_S = 1.0
 #: How long a runner may take to import and build its method.
 START_TIMEOUT_S = 120.0
-#: How long a supervisor may take to end its runner and everything the method started.
-KILL_WAIT_S = 6.0
+KILL_WAIT_S = 6.0  # how long a supervisor may take to end all the method started
 
 
 @dataclass(frozen=True)
@@ -44,8 +43,7 @@ class Launch:
     env: dict[str, str] | None = None
     cwd: str | None = None
     label: str = "process"
-    #: Started under its supervisor (``--supervised``), which a SIGTERM tells to end it all.
-    supervised: bool = False
+    supervised: bool = False  # under its supervisor (``--supervised``): SIGTERM ends it all
 
 
 class RunnerProcess:
@@ -53,6 +51,7 @@ class RunnerProcess:
 
     def __init__(self, launch: Launch) -> None:
         self.supervised = launch.supervised
+        self.sandboxed = launch.label.startswith("sandbox")
         self.proc = subprocess.Popen(
             launch.argv,
             stdin=subprocess.PIPE,
@@ -124,9 +123,8 @@ class RunnerProcess:
             return bool(ready())
 
     def kill(self, why: str) -> None:
-        """SIGKILL to the whole process group: the method's own children die with it. A
-        supervised runner is first told (SIGTERM) to end every process the method started,
-        those in new sessions too, which the group kill would miss."""
+        """SIGKILL to the process group; a supervised runner is first told (SIGTERM) to end
+        all the method started, in new sessions too, which a group kill misses."""
         if self.killed is None:
             self.killed = why
         if self.supervised and self.proc.poll() is None:
@@ -159,6 +157,8 @@ class RunnerProcess:
         except subprocess.TimeoutExpired:
             code = None
         last = f" (stderr: {self.tail[-1]})" if self.tail else ""
+        if code is not None and code > 128 and self.sandboxed:  # bwrap's 128+N: signal N
+            code = 128 - code
         if code is not None and code >= 0:
             return f"runner process exited with code {code} while translating{last}"
         if self.killed and code in (None, -signal.SIGKILL):

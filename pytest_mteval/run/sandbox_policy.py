@@ -45,8 +45,10 @@ def needs_sandbox(settings: Settings, secrecy: Secrecy | None) -> str | None:
     """What in this run only the sandbox keeps from the method, or None."""
     if settings.corpus_key_file is not None or settings.corpus_key_env is not None:
         return "an encrypted corpus (its key)"
-    if secrecy is not None and secrecy.withheld:
-        return f"a secret run ({', '.join(secrecy.reasons)})"
+    # --mteval-scores-only alone is a choice about what the card shows, not secret data
+    reasons = [r for r in (secrecy.reasons if secrecy else ()) if r != "--mteval-scores-only"]
+    if reasons:
+        return f"a secret run ({', '.join(reasons)})"
     if settings.sign_key is not None:
         return "--mteval-sign-key (the card's signing key)"
     if settings.gateway_requests:
