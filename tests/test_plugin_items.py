@@ -97,8 +97,9 @@ def test_user_tests_reuse_the_items_translations(pytester, small_corpus):
         )
     )
     result = pytester.runpytest(
-        f"--mteval-corpus={small_corpus}", f"--mteval-method={probe}", "--mteval-batch-size=4"
-    )
+        f"--mteval-corpus={small_corpus}", f"--mteval-method={probe}", "--mteval-batch-size=4",
+        "--mteval-sandbox=none",  # the test reads the method's call log: private in the sandbox
+    )  # fmt: skip
     result.assert_outcomes(passed=12)
     translated = [e["id"] for call in calls(probe) for e in call["entries"]]
     assert sorted(translated) == [1, 2, 3, 4, 5, 6]
@@ -138,9 +139,10 @@ def test_method_never_sees_reference_side_fields(pytester, tmp_path):
         encoding="utf-8",
     )
     probe = write_probe(pytester.path)
-    pytester.runpytest(f"--mteval-corpus={corpus}", f"--mteval-method={probe}").assert_outcomes(
-        passed=1
-    )
+    # the plain runner: the test reads the method's call log, private in the sandbox
+    pytester.runpytest(
+        f"--mteval-corpus={corpus}", f"--mteval-method={probe}", "--mteval-sandbox=none"
+    ).assert_outcomes(passed=1)
     (received,) = calls(probe)[0]["entries"]
     assert received == {
         "id": 1,

@@ -16,7 +16,6 @@ import pytest
 from conftest import METHODS
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from methods_for_tests import write_probe
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.signing import SigningError, load_public_key, sign, verify_signature
@@ -216,14 +215,20 @@ def test_a_planted_card_is_flagged_and_the_real_one_verifies(
     pytester, small_corpus, signed_card, keys
 ):
     _, public = keys
-    folder = write_probe(pytester.path / "hostile", PLANTER)
     target = pytester.path / "out" / "card.json"
     target.parent.mkdir()
+    # a signed run is sandboxed, where a method cannot reach the card path: the forgery is
+    # planted by a hook of the same session instead, as any other process of the user could
+    pytester.makeconftest(
+        PLANTER
+        + "\nimport asyncio\n\ndef pytest_collection_finish(session):\n"
+        + f"    config = type('C', (), {{'method_args': {{'card': {str(target)!r}, "
+        + f"'template': {str(signed_card)!r}}}}})()\n"
+        + "    asyncio.run(Probe().translate([], config))\n"
+    )
     result = pytester.runpytest(
         f"--mteval-corpus={small_corpus}",
-        f"--mteval-method={folder}",
-        f"--mteval-method-arg=card={target}",
-        f"--mteval-method-arg=template={signed_card}",
+        f"--mteval-method={METHODS / 'identity'}",
         f"--mteval-run-card={target}",
         f"--mteval-sign-key={keys[0]}",
     )

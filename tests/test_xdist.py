@@ -53,6 +53,7 @@ def test_each_batch_is_translated_once_on_one_worker(pytester, small_corpus):
     result = pytester.runpytest_subprocess(
         f"--mteval-corpus={small_corpus}",
         f"--mteval-method={probe}",
+        "--mteval-sandbox=none",  # the test reads the method's call log: private in the sandbox
         "--mteval-batch-size=2",
         "-n",
         "2",
@@ -77,6 +78,7 @@ def test_with_the_cache_off_each_batch_is_still_translated_once(pytester, small_
     result = pytester.runpytest_subprocess(
         f"--mteval-corpus={small_corpus}",
         f"--mteval-method={probe}",
+        "--mteval-sandbox=none",  # the test reads the method's call log: private in the sandbox
         "--mteval-batch-size=2",
         "--mteval-no-cache",
         # the probe logs the pid that translates: in process that is the xdist worker itself

@@ -106,6 +106,7 @@ def start_isolation(
         if manifest is not None and manifest.dependency_class == "A1":
             config, gateway_dir = _gateway_for(isolation, state, manifest, rootpath, workerinput)
         readable = [Path(p) for p in (config.fst_path, config.method_args.get("prices")) if p]
+        readable += _path_args(manifest, config)
         protected = _protected(state, rootpath)
         try:
             env = runner_env(state, "/tmp", sandboxed=True, gateway=gateway_dir is not None)
@@ -130,6 +131,14 @@ def start_isolation(
         with contextlib.suppress(RuntimeError, ValueError):
             gateway.config.budget *= max(1, remote.max_calls_per_entry(config))
     return isolation
+
+
+def _path_args(manifest: MethodManifest | None, config: RunConfig) -> list[Path]:
+    """The files given as method args the manifest declares of type path (a replay method's
+    predictions): shown read-only, unless protected (then the run is refused)."""
+    declared = manifest.args or {} if manifest is not None else {}
+    given = config.method_args
+    return [Path(given[n]) for n, arg in declared.items() if arg.type == "path" and given.get(n)]
 
 
 def _protected(state: RunState, rootpath: Path) -> list[Path]:

@@ -2,9 +2,9 @@
 outcome lands in ``metadata.attempts`` of every entry. Method args: ``marker`` (or
 ``marker_hex``: text to look for in memory, environments and command lines),
 ``error_on_find`` (fail every entry when something was found: a secret run's card keeps no
-metadata), ``key_path`` (a key file to steal and sign a forged card with), ``detach`` (a
-unique sleep length: start ``sleep <detach>`` in a new session, double-forked, and report its
-pid) and ``block`` (hang after detaching).
+metadata), ``key_path`` (or ``key_path_hex``: a key file to steal and sign a forged card
+with), ``detach`` (a unique sleep length: start ``sleep <detach>`` in a new session,
+double-forked, and report its pid) and ``block`` (hang after detaching).
 """
 
 import base64
@@ -107,9 +107,10 @@ class Prober:
                 attempts[f"mem_{pid}"] = _read_memory(pid, marker)
                 attempts[f"environ_{pid}"] = _look(f"/proc/{pid}/environ", marker)
                 attempts[f"cmdline_{pid}"] = _look(f"/proc/{pid}/cmdline", marker)
-        if args.get("key_path"):
+        key_path = args.get("key_path") or bytes.fromhex(args.get("key_path_hex", "")).decode()
+        if key_path:
             try:
-                attempts["key"] = _steal_key(args["key_path"])
+                attempts["key"] = _steal_key(key_path)
             except Exception as exc:
                 attempts["key"] = f"denied: {type(exc).__name__}: {exc}"[:200]
         if args.get("detach"):
