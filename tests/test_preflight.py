@@ -31,6 +31,9 @@ def run(pytester, corpus, method, *args):
         f"--mteval-corpus={corpus}",
         f"--mteval-method={method}",
         f"--mteval-run-card={pytester.path / 'card.json'}",
+        # the plain runner: an LLM method's own preflight (key, model, endpoint) runs there;
+        # behind the sandbox's gateway it is skipped
+        "--mteval-sandbox=none",
         *args,
     )
 

@@ -114,7 +114,8 @@ def start_isolation(
         except (SandboxError, SettingsError) as exc:
             isolation.close()
             raise SettingsError(str(exc)) from None
-    preflight = preflight and sandbox == "none"  # in the sandbox only the gateway is reachable
+    # behind the gateway the method's own endpoint and key check would fail: skipped there
+    preflight = preflight and isolation.gateway_socket is None
     backend = ProcessBackend(launch, ref, config, name=state.source.name, preflight=preflight)
     try:
         backend.start()
