@@ -27,7 +27,7 @@ pytest.importorskip("pytest_mteval.reports.html_report")
 #: Breaks out of a script element, fills a string-replacement placeholder, is template
 #: syntax, and is markup with an event handler: each must arrive on the page as text.
 HOSTILE = (
-    '</script><script>alert(1)</script>__DATA__ __TITLE__ {{ 7*7 }} {% if 1 %}x{% endif %} '
+    "</script><script>alert(1)</script>__DATA__ __TITLE__ {{ 7*7 }} {% if 1 %}x{% endif %} "
     '<img src=x onerror="alert(2)"> --><img src=y onerror=alert(3)> --!><b>'
 )
 #: Strings matplotlib reads as mathtext (two unescaped dollars) or as a broken formula.
@@ -97,7 +97,8 @@ def test_hostile_strings_render_inertly_on_both_pages(tmp_path, capsys):
         assert "{% if 1 %}x{% endif %}" in text
         assert "__DATA__ __TITLE__" in text
         data = json.loads(tags.data["mteval-page"])
-        assert data["method"] == HOSTILE  # the data block holds the string exactly
+        shown = data if data["page"] == "run-report" else data["boards"][0]["rows"][0]
+        assert shown["method"] == shown["model"] == HOSTILE  # the data block holds it exactly
         assert "</script" not in tags.data["mteval-page"]
 
 
@@ -170,7 +171,10 @@ def test_the_markdown_board_shows_names_as_text(tmp_path, capsys):
     name = "[win](http://evil.example) <img src=x onerror=alert(1)> `x` *y* a|b"
     card = hostile_card(tmp_path, "md", name)
     assert main(["leaderboard", str(card)]) == 0
-    row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 1 ")][0]
-    assert re.search(r"(?<!\\)[<>\[\]`*]", row.replace("`S`", "")) is None, row
-    assert r"\[win\]\(http://evil.example\) \<img src=x onerror=alert\(1\)\>" in row
-    assert r"a\|b" in row
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| 1 "))
+    cells = re.split(r"(?<!\\)\|", row)
+    method, model = cells[2].strip().removesuffix(" `S`"), cells[12].strip()
+    for cell in (method, model):
+        assert re.search(r"(?<!\\)[<>\[\]`*|]", cell) is None, cell
+        assert cell.startswith(r"\[win\](http://evil.example) \<img src=x onerror=alert(1)\>")
+        assert cell.endswith(r"\`x\` \*y\* a\|b")

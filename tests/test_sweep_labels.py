@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.sweep.execute import SweepOptions, run_sweep
 from pytest_mteval.sweep import plan as sweep_plan
+from pytest_mteval.sweep.execute import SweepOptions, run_sweep
 from pytest_mteval.sweep.plan import load_plan
 
 #: What ``--mteval-label`` accepts (pytest_mteval/plugin/options.py).

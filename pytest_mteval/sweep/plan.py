@@ -236,9 +236,7 @@ def label_part(text: str) -> str:
     removed), every run of characters other than ASCII letters, digits, ``.``, ``+`` and
     ``-`` made one ``-``, cut to ``PART_MAX`` characters, ``-``, ``.`` and ``+`` stripped
     from both ends; ``x`` when nothing is left (``日本語``, ``..``)."""
-    folded = "".join(
-        c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)
-    )
+    folded = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
     slug = re.sub(r"[^A-Za-z0-9.+-]+", "-", folded, flags=re.ASCII).strip("-.+")
     return slug[:PART_MAX].strip("-.+") or "x"
 
