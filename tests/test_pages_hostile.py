@@ -61,6 +61,21 @@ def svg_texts(svg: str) -> list[str]:
     return [html.unescape(re.sub(r"<[^>]+>", "", t)) for t in found]
 
 
+def rendered_markdown(text: str) -> str:
+    """The HTML a CommonMark renderer with GitHub's tables and strikethrough makes of it."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(text)
+
+
+def assert_cells_are_text(markdown: str, name: str) -> None:
+    """The rendered table holds ``name`` as a cell's whole text, and no markup of its own."""
+    body = "".join(re.findall(r"<tbody>(.*?)</tbody>", rendered_markdown(markdown), re.S))
+    assert not re.search(r"<(a|img|em|strong|s|del)\b", body), body
+    cells = [html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", body)]
+    assert name in cells, cells
+
+
 def parsed(page: Path) -> Tags:
     tags = Tags()
     tags.feed(page.read_text(encoding="utf-8"))
@@ -171,10 +186,31 @@ def test_the_markdown_board_shows_names_as_text(tmp_path, capsys):
     name = "[win](http://evil.example) <img src=x onerror=alert(1)> `x` *y* a|b"
     card = hostile_card(tmp_path, "md", name)
     assert main(["leaderboard", str(card)]) == 0
-    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| 1 "))
+    out = capsys.readouterr().out
+    assert_cells_are_text(out, name)  # the Model cell
+    row = next(line for line in out.splitlines() if line.startswith("| 1 "))
     cells = re.split(r"(?<!\\)\|", row)
     method, model = cells[2].strip().removesuffix(" `S`"), cells[12].strip()
     for cell in (method, model):
         assert re.search(r"(?<!\\)[<>\[\]`*|]", cell) is None, cell
         assert cell.startswith(r"\[win\](http://evil.example) \<img src=x onerror=alert(1)\>")
         assert cell.endswith(r"\`x\` \*y\* a\|b")
+
+
+def test_the_sweep_matrix_shows_values_as_text(tmp_path):
+    """``mteval matrix`` of cards whose method and model names are markdown: one cell each,
+    every special character escaped, the table's columns intact."""
+    from pytest_mteval.sweep.matrix import matrix_markdown
+
+    name = "a|b <img src=x onerror=alert(1)> [x](http://evil.example)"
+    hostile = hostile_card(tmp_path / "h", "h", name)
+    plain = copy_cards(tmp_path / "p", "gpt55")["gpt55"]
+    lines = matrix_markdown([hostile, plain])
+    assert_cells_are_text("\n".join(lines), name)
+    table = [line for line in lines if line.startswith("| ")]
+    widths = {len(re.split(r"(?<!\\)\|", line)) for line in table}
+    assert len(widths) == 1, table  # no row has more cells than the header
+    row = next(line for line in table if "img" in line)
+    assert r"a\|b \<img src=x onerror=alert(1)\> \[x\](http://evil.example)" in row
+    for cell in re.split(r"(?<!\\)\|", row)[2:4]:  # method, model
+        assert re.search(r"(?<!\\)[<>\[\]|]", cell) is None, cell

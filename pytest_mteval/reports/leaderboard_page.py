@@ -3,7 +3,6 @@ cost-versus-quality plot of each board."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict
 from typing import Any, Final
 
@@ -11,6 +10,7 @@ from markupsafe import Markup
 
 from pytest_mteval.reports import plots
 from pytest_mteval.reports.leaderboard import PROXY_NOTE, Board, Leaderboard, Row
+from pytest_mteval.reports.markdown import md_text
 from pytest_mteval.reports.page import number, render, svg
 
 #: The §9.7 columns, in order.
@@ -93,17 +93,6 @@ def markdown(board_set: Leaderboard) -> str:
     lines += [f"- {md_text(note)}" for note in board_set.notes]
     lines += [f"- {md_text(line)}" for line in board_set.refused]
     return "\n".join(lines).rstrip() + "\n"
-
-
-#: What CommonMark and GFM read as markup inside a line: escapes, code, emphasis, links and
-#: images, raw HTML and entities, table cells, strikethrough.
-_MD_SPECIAL: Final = re.compile(r"([\\`*_\[\]<>&|~])")
-
-
-def md_text(text: str) -> str:
-    """``text`` as literal markdown on one line: each special character backslash-escaped
-    (CommonMark lets any ASCII punctuation be), line breaks made spaces."""
-    return _MD_SPECIAL.sub(r"\\\1", re.sub(r"[\r\n]+", " ", text))
 
 
 def _md_row(cells: list[str]) -> str:
