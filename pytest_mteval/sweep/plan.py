@@ -26,6 +26,9 @@ declared exclusions, is one ordinary run with its own card::
 Axes ``model``, ``temperature``, ``condition`` and ``batch_size`` are harness options; every
 other axis (``prompt_version``, ``coaching``, ``tools``, ...) reaches the method as a method
 arg of that name, which the method must declare and interpret.
+
+Each run is labelled by the values of the axes that vary, every part a slug of any name
+(:func:`label_part`: ``flores head (v2).json`` is ``flores-head-v2``), unique in the sweep.
 """
 
 from __future__ import annotations
