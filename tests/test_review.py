@@ -30,19 +30,21 @@ def mteval(*args):
     )
 
 
-@pytest.fixture(scope="module")
-def candidate(tmp_path_factory):
-    """A real session's card that reaches the top tier: the references replayed (one
-    session for the module; tests that change a card write their own copy)."""
-    folder = tmp_path_factory.mktemp("candidate")
+def build_card(folder, hostile=None):
+    """A real session's card over ``ENTRIES`` FLORES entries, the references replayed as
+    predictions except where ``hostile`` (entry index -> prediction) says otherwise."""
     entries = flores_entries(ENTRIES)
     for i, entry in enumerate(entries):
         entry["difficulty"] = 1 + i % 3
     corpus = folder / "corpus.json"
     corpus.write_text(json.dumps(envelope(entries), ensure_ascii=False), encoding="utf-8")
     predictions = folder / "predictions.jsonl"
+    predicted = [(hostile or {}).get(i, e["reference"]) for i, e in enumerate(entries)]
     predictions.write_text(
-        "".join(json.dumps({"id": e["id"], "predicted": e["reference"]}) + "\n" for e in entries),
+        "".join(
+            json.dumps({"id": e["id"], "predicted": p}) + "\n"
+            for e, p in zip(entries, predicted, strict=True)
+        ),
         encoding="utf-8",
     )
     card = folder / "card.json"
@@ -66,7 +68,15 @@ def candidate(tmp_path_factory):
         text=True,
         check=False,
     )
-    assert done.returncode == 0, done.stdout
+    assert runcard.load(card)["results"], done.stdout
+    return card
+
+
+@pytest.fixture(scope="module")
+def candidate(tmp_path_factory):
+    """A real session's card that reaches the top tier: the references replayed (one
+    session for the module; tests that change a card write their own copy)."""
+    card = build_card(tmp_path_factory.mktemp("candidate"))
     loaded = runcard.load(card)
     assert loaded["scores"]["quality_tier"] == CANDIDATE_LABEL
     return card
