@@ -192,7 +192,23 @@ def test_a_validated_card_on_a_small_sample_does_not_verify(own_card, tmp_path):
     # the same with entries the sample does not hold
     block["sample"] = {**drawn.record(), "entry_ids": ["not-an-entry"]}
     path = runcard.write_new(chain.extend(copy.deepcopy(parent), block), tmp_path / "f2.json")
-    assert mteval("verify", path).returncode == 1
+    done = mteval("verify", path)
+    assert done.returncode == 1
+    assert "not the entries drawn from the parent" in done.stdout
+    # a real sample of 30, with ratings of entries outside it, or counts that are not theirs
+    real = sample.draw(parent, 30, sample.DEFAULT_SEED)
+    outside = next(
+        r["entry_id"] for r in parent["results"] if r["entry_id"] not in real.entry_ids()
+    )
+    block["sample"] = real.record()
+    block["per_entry"] = {outside: "excellent"}
+    path = runcard.write_new(chain.extend(copy.deepcopy(parent), block), tmp_path / "f3.json")
+    done = mteval("verify", path)
+    assert "per_entry rates entries outside the sample" in done.stdout
+    block["per_entry"] = {real.entry_ids()[0]: "reject"}
+    path = runcard.write_new(chain.extend(copy.deepcopy(parent), block), tmp_path / "f4.json")
+    done = mteval("verify", path)
+    assert "ratings are not the count of per_entry" in done.stdout
 
 
 # 2. One reviewer under two spellings -------------------------------------------------------
