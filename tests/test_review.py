@@ -19,6 +19,8 @@ from pytest_mteval.review import agreement, form, sample
 from pytest_mteval.scoring.composite import CANDIDATE_LABEL
 
 ENTRIES = 40
+# the sheets hold whole predictions, some longer than csv's default field limit
+csv.field_size_limit(2**31 - 1)
 
 
 def record_of(sheet):

@@ -32,6 +32,7 @@ HOSTILE = {
     7: "a __TITLE__ in the middle",
     8: "__DATA__",
     9: '</script><script>document.title="pwned"</script>',
+    10: "long " * 30_000,  # past the csv module's default field limit (131,072 characters)
 }
 
 

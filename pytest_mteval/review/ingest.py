@@ -21,13 +21,13 @@ import datetime
 import io
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.errors import MtevalError
+from pytest_mteval.errors import MtevalError, read_bytes
 from pytest_mteval.review import record
 from pytest_mteval.review.agreement import agreement, combine
 from pytest_mteval.review.cells import restore
@@ -60,18 +60,20 @@ class Review:
 def read_review(path: Path, sample: Sample, card: Mapping[str, Any]) -> Review:
     """One reviewer's CSV, checked row by row against the sample and the card."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_bytes(path, "ratings file", ReviewError).decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         raise ReviewError(f"{path}: cannot read as UTF-8 text: {exc}") from None
+    # a cell holds a whole prediction, which may be longer than csv's default field limit
+    csv.field_size_limit(max(csv.field_size_limit(), len(text)))
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    missing = [c for c in _REQUIRED if c not in (reader.fieldnames or [])]
+    missing = [c for c in _REQUIRED if c not in (_fieldnames(reader, path) or [])]
     if missing:
         raise ReviewError(f"{path}: missing column(s) {', '.join(missing)} (expected {COLUMNS})")
     predictions = {item.entry_id: item.prediction for item in sample.items}
     ratings: dict[str, str] = {}
     reviewers: set[str] = set()
     dates: set[str] = set()
-    for raw in reader:
+    for raw in _rows(reader, path):
         where = f"{path}: line {reader.line_num}"
         row = {key: restore(value) for key, value in raw.items() if isinstance(value, str)}
         if (row.get("sample_id") or "").strip() != sample.sample_id:
@@ -110,6 +112,25 @@ def read_review(path: Path, sample: Sample, card: Mapping[str, Any]) -> Review:
     if not any(ratings.values()):
         raise ReviewError(f"{path}: no rating in the file")
     return Review(path, reviewers.pop(), tuple(sorted(dates)), ratings)
+
+
+def _fieldnames(reader: csv.DictReader[str], path: Path) -> Sequence[str] | None:
+    try:
+        return reader.fieldnames
+    except csv.Error as exc:
+        raise ReviewError(f"{path}: line 1: not CSV: {exc}") from None
+
+
+def _rows(reader: csv.DictReader[str], path: Path) -> Iterator[dict[str, Any]]:
+    """The rows, a malformed one as one line naming it."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise ReviewError(f"{path}: line {reader.line_num}: not CSV: {exc}") from None
+        yield row
 
 
 def validation_block(
