@@ -140,12 +140,39 @@ class Flag(BaseModel):
     entry_ids: list[str] = Field(default_factory=list)
 
 
+class DistributionCode(BaseModel):
+    """The installed distribution's files under the code rule (``methods/code_hash.py``)."""
+
+    model_config = ConfigDict(extra="allow")
+    name: str
+    version: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    files: int = Field(ge=0)
+    bytes: int = Field(ge=0)
+    missing: int = Field(ge=0)
+
+
+class CodeHash(BaseModel):
+    """The method's code as it ran (``methods/code_hash.py``): the folder's hash, null for a
+    method without one, and its distribution's for a method named by an installed package.
+    Absent from cards made before it existed: they verify, but a bundle of one is refused."""
+
+    model_config = ConfigDict(extra="allow")
+    rule: str
+    sha256: str | None = Field(pattern=r"^[0-9a-f]{64}$")
+    files: int = Field(ge=0)
+    bytes: int = Field(ge=0)
+    distribution: DistributionCode | None = None
+
+
 class MethodInfo(BaseModel):
-    """The method that ran: its name, manifest, run configuration and its own card fields."""
+    """The method that ran: its name, manifest, code hash, run configuration and its own card
+    fields."""
 
     model_config = ConfigDict(extra="allow")
     name: str
     manifest: dict[str, Any] | None = None
+    code: CodeHash | None = None
     dependency_class: str | None = None
     run_config: dict[str, Any] = Field(default_factory=dict)
     fields: dict[str, Any] = Field(default_factory=dict)
