@@ -4,18 +4,18 @@
 Rule ``pytest-mteval-code/1``, chosen so that anyone can recompute it with coreutils: list
 every file as ``sha256sum`` does (the file's sha256 in hex, two spaces, its path relative to
 the folder with ``/`` separators, a newline), sorted by the bytes of the path, and take the
-sha256 of that listing. Left out: ``__pycache__`` and ``*.pyc`` (what Python writes on
-import), and the harness's own ``.mteval`` and ``.pytest_cache`` folders, which a bundle
-never carries either. Symbolic links to files count with the content they lead to (that is
+sha256 of that listing. Left out: ``__pycache__`` folders (what Python writes on import; a
+``.pyc`` elsewhere is importable code and counts), and the harness's own ``.mteval`` and
+``.pytest_cache`` folders, which a bundle never carries either. Symbolic links to files count with the content they lead to (that is
 what an import reads); links to folders are not followed. For a folder without links::
 
-    cd METHOD && find . -type f ! -path '*/__pycache__/*' ! -name '*.pyc' \\
+    cd METHOD && find . -type f ! -path '*/__pycache__/*' \\
       ! -path './.mteval/*' ! -path './.pytest_cache/*' -printf '%P\\0' \\
       | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum
 
 A method named by an installed package also gets the same listing over its distribution's
-files (``importlib.metadata``'s ``files``, as its RECORD lists them), leaving out compiled
-files, files outside the install folder (scripts, whose first line names the local Python) and
+files (``importlib.metadata``'s ``files``, as its RECORD lists them), leaving out
+``__pycache__``, files outside the install folder (scripts, whose first line names the local Python) and
 the installer's bookkeeping (RECORD, INSTALLER, REQUESTED, direct_url.json), so two installs of
 one wheel hash alike.
 """
@@ -45,7 +45,7 @@ class CodeHashError(MtevalError):
 
 def skipped(relative: PurePosixPath) -> bool:
     """Whether the rule leaves this path (relative to the folder) out."""
-    return bool(SKIPPED_FOLDERS & set(relative.parts[:-1])) or relative.suffix == ".pyc"
+    return bool(SKIPPED_FOLDERS & set(relative.parts[:-1]))
 
 
 def folder_files(folder: Path) -> list[tuple[str, Path]]:
@@ -74,7 +74,9 @@ def listing_hash(files: Iterable[tuple[str, Path]]) -> dict[str, Any]:
                     digest.update(chunk)
                     size += len(chunk)
         except OSError as exc:
-            raise CodeHashError(f"{path}: cannot read the method's code to hash it: {exc}") from None
+            raise CodeHashError(
+                f"{path}: cannot read the method's code to hash it: {exc}"
+            ) from None
         listing.update(f"{digest.hexdigest()}  {name}\n".encode("utf-8", "surrogateescape"))
         count += 1
     return {"sha256": listing.hexdigest(), "files": count, "bytes": size}

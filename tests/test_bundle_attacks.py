@@ -1,0 +1,147 @@
+"""Hostile submitters against ``mteval bundle`` (issue 21, part 3): a card made by code that
+read the references bundled with innocent code, a bundle that carries the references, and a
+BUNDLE.json of the wrong shape. Each is refused in one line naming the file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+
+import pytest
+from leaderboard_cards import RUNS
+from test_bundle import analyzer, method, rewrite, run  # noqa: F401  # fixtures
+
+from pytest_mteval.cards.bundle import BundleError, check_bundle, make_bundle
+from pytest_mteval.cli.main import main
+
+CORPUS = RUNS["haiku"][2]
+#: Northern Sami: references with letters JSON escapes as \\uXXXX.
+SAMI = RUNS["gemini-sme"][2]
+
+#: Appended to the replay method: it answers with the corpus's own references.
+CHEAT = f"""
+
+_REFERENCES = {{
+    str(e["id"]): e["reference"]
+    for e in json.loads(Path({str(CORPUS)!r}).read_text(encoding="utf-8"))["entries"]
+}}
+
+
+async def _peek(self, entries, config):
+    return [{{"id": e["id"], "predicted": _REFERENCES[str(e["id"])]}} for e in entries]
+
+
+ReplayMethod.translate = _peek
+"""
+
+
+def cheat_then_restore(pytester, tmp_path, method):  # noqa: F811
+    """The card of the cheating code; the folder holds the innocent code again afterwards."""
+    code = method / "replay.py"
+    innocent = code.read_bytes()
+    code.write_bytes(innocent + CHEAT.encode())
+    card = run(pytester, method, tmp_path / "card.json")
+    assert card["scores"]["exact_match_rate"] == 1.0  # it did read the references
+    code.write_bytes(innocent)
+    return innocent
+
+
+def test_a_card_bundled_with_other_code_is_refused_when_packed(
+    pytester,
+    tmp_path,
+    method,  # noqa: F811
+    analyzer,  # noqa: F811
+):
+    cheat_then_restore(pytester, tmp_path, method)
+    with pytest.raises(BundleError, match="code sha256 .* differs from the card's") as caught:
+        make_bundle(method, tmp_path / "card.json", tmp_path / "b.tar.gz", [analyzer])
+    assert "\n" not in str(caught.value)
+
+
+def reindexed(bundle, name, data):
+    """Replace member ``name`` and rewrite BUNDLE.json to match, as a forger would."""
+    index = {}
+
+    def swap(member, content):
+        if member == name:
+            return data
+        if member == "BUNDLE.json":
+            index.update(json.loads(content))
+            return content
+        return content
+
+    rewrite(bundle, swap)
+    index["files"][name] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    rewrite(bundle, lambda m, c: json.dumps(index).encode() if m == "BUNDLE.json" else c)
+
+
+def test_a_card_bundled_with_other_code_fails_the_check(
+    pytester,
+    tmp_path,
+    method,  # noqa: F811
+    analyzer,  # noqa: F811
+    capsys,
+):
+    code = method / "replay.py"
+    innocent = code.read_bytes()
+    code.write_bytes(innocent + CHEAT.encode())
+    run(pytester, method, tmp_path / "card.json")
+    bundle = make_bundle(method, tmp_path / "card.json", tmp_path / "b.tar.gz", [analyzer])
+    assert check_bundle(bundle) == []
+    reindexed(bundle, "method/replay.py", innocent)
+    capsys.readouterr()
+    assert main(["bundle", "check", str(bundle)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1, out
+    assert "method/: code sha256" in out[0] and "differs from the card's" in out[0]
+
+
+def honest(pytester, tmp_path, method, analyzer, extra=()):  # noqa: F811
+    run(pytester, method, tmp_path / "card.json")
+    return make_bundle(method, tmp_path / "card.json", tmp_path / "b.tar.gz", [analyzer, *extra])
+
+
+def test_an_honest_bundle_passes_the_corpus_check(pytester, tmp_path, method, analyzer, capsys):  # noqa: F811
+    bundle = honest(pytester, tmp_path, method, analyzer)
+    capsys.readouterr()
+    assert main(["bundle", "check", str(bundle), "--corpus", str(CORPUS)]) == 0
+    assert "no reference of" in capsys.readouterr().out
+
+
+def references_tsv(folder):
+    """Some of the corpus's references, rewritten into a word list of the method's own."""
+    entries = json.loads(CORPUS.read_text(encoding="utf-8"))["entries"]
+    rows = [f"{e['source']}\t{e['reference']}\n" for e in entries if len(e["reference"]) > 30]
+    (folder / "phrases.tsv").write_text("".join(rows[:2]), encoding="utf-8")
+
+
+@pytest.mark.parametrize("how", ["copy", "rewritten", "hard-link", "include", "escaped-json"])
+def test_a_bundle_holding_references_is_refused(pytester, tmp_path, method, analyzer, how, capsys):  # noqa: F811
+    extra = []
+    if how == "copy":
+        shutil.copy(CORPUS, method / "notes.json")
+    elif how == "rewritten":
+        references_tsv(method)
+    elif how == "hard-link":
+        local = tmp_path / "corpus.json"
+        shutil.copy(CORPUS, local)
+        os.link(local, method / "data.json")
+    elif how == "include":
+        extra = [CORPUS]
+    elif how == "escaped-json":
+        data = json.loads(SAMI.read_text(encoding="utf-8"))
+        (method / "cache.json").write_text(json.dumps(data, ensure_ascii=True, indent=None))
+    corpus = {"hard-link": tmp_path / "corpus.json", "escaped-json": SAMI}.get(how, CORPUS)
+    bundle = honest(pytester, tmp_path, method, analyzer, extra)
+    capsys.readouterr()
+    assert main(["bundle", "check", str(bundle), "--corpus", str(corpus)]) == 1
+    out = capsys.readouterr().out
+    assert "holds" in out and "of the corpus" in out, out
+    assert str(bundle) in out
+    packing = ["bundle", str(method), str(tmp_path / "card.json"), "-o", str(tmp_path / "c.tgz")]
+    packing += [f"--include={path}" for path in [analyzer, *extra]]
+    assert main([*packing, "--corpus", str(corpus)]) == 1  # nor is one made
+    assert "of the corpus" in capsys.readouterr().err
+    assert not (tmp_path / "c.tgz").exists()
