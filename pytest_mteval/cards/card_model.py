@@ -23,6 +23,19 @@ class DatasetRef(BaseModel):
     reference_quality: ReferenceQuality | None = None
 
 
+class Interval(BaseModel):
+    """A bootstrap interval (``scoring/bootstrap.py`` ``Interval``): numbers, read and
+    formatted by every report."""
+
+    model_config = ConfigDict(extra="allow")
+    score: float | None = None
+    lower: float | None = None
+    upper: float | None = None
+    n_bootstrap: int | None = None
+    seed: int | None = None
+    confidence: float | None = None
+
+
 class Scores(BaseModel):
     """spec §3.4 and §3.6; null where not measured."""
 
@@ -60,7 +73,7 @@ class Scores(BaseModel):
     quality_tier: str | None = None
     quality_tier_uncapped: str | None = None
     cost_adjusted: float | None = None
-    confidence_intervals: dict[str, dict[str, Any]] | None = None
+    confidence_intervals: dict[str, Interval] | None = None
 
 
 #: The spec's scores (§3.4, §3.6): null on a card where not measured.
