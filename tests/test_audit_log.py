@@ -27,7 +27,10 @@ def log(tmp_path):
 def sealed_card(folder, head, count, name="card.json"):
     """A real session's card whose runner block names this log's head, sealed again."""
     card = load(session_card("haiku"))
-    card["runner"] = {**(card.get("runner") or {}), "gateway": {"head_sha256": head, "lines": count}}
+    card["runner"] = {
+        **(card.get("runner") or {}),
+        "gateway": {"head_sha256": head, "lines": count},
+    }
     path = folder / name
     path.write_text(json.dumps(runcard.seal(card)), encoding="utf-8")
     return path
@@ -111,5 +114,6 @@ def test_a_card_that_no_longer_verifies_is_refused_before_its_head(log, tmp_path
     capsys.readouterr()
     assert mteval(["audit-log", "verify", str(forged), "--card", str(card_path)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 1 and out[0].startswith(f"INVALID {card_path}"), out
+    assert len(out) == 1, out
+    assert out[0].startswith(f"INVALID {card_path}"), out
     assert "OK" not in out[0]

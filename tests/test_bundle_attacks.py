@@ -55,7 +55,7 @@ def test_a_card_bundled_with_other_code_is_refused_when_packed(
     analyzer,  # noqa: F811
 ):
     cheat_then_restore(pytester, tmp_path, method)
-    with pytest.raises(BundleError, match="code sha256 .* differs from the card's") as caught:
+    with pytest.raises(BundleError, match=r"code sha256 \w+ differs from the card's") as caught:
         make_bundle(method, tmp_path / "card.json", tmp_path / "b.tar.gz", [analyzer])
     assert "\n" not in str(caught.value)
 
@@ -95,7 +95,8 @@ def test_a_card_bundled_with_other_code_fails_the_check(
     assert main(["bundle", "check", str(bundle)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 1, out
-    assert "method/: code sha256" in out[0] and "differs from the card's" in out[0]
+    assert "method/: code sha256" in out[0]
+    assert "differs from the card's" in out[0]
 
 
 def honest(pytester, tmp_path, method, analyzer, extra=()):  # noqa: F811
@@ -138,10 +139,75 @@ def test_a_bundle_holding_references_is_refused(pytester, tmp_path, method, anal
     capsys.readouterr()
     assert main(["bundle", "check", str(bundle), "--corpus", str(corpus)]) == 1
     out = capsys.readouterr().out
-    assert "holds" in out and "of the corpus" in out, out
+    assert "holds" in out, out
+    assert "of the corpus" in out, out
     assert str(bundle) in out
     packing = ["bundle", str(method), str(tmp_path / "card.json"), "-o", str(tmp_path / "c.tgz")]
     packing += [f"--include={path}" for path in [analyzer, *extra]]
     assert main([*packing, "--corpus", str(corpus)]) == 1  # nor is one made
     assert "of the corpus" in capsys.readouterr().err
     assert not (tmp_path / "c.tgz").exists()
+
+
+def index_bundle(tmp_path, index_bytes, extra=None):
+    """A bundle of only a BUNDLE.json (and ``extra`` members): what check must read first."""
+    import io
+    import tarfile
+
+    bundle = tmp_path / "odd.tar.gz"
+    with tarfile.open(bundle, "w:gz") as tar:
+        for name, data in {"BUNDLE.json": index_bytes, **(extra or {})}.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return bundle
+
+
+ODD_INDEXES = {
+    "files-null": b'{"files": null, "run_card_hash": ""}',
+    "files-list": b'{"files": [], "run_card_hash": ""}',
+    "files-string": b'{"files": "card.json", "run_card_hash": ""}',
+    "entry-null": b'{"files": {"card.json": null}, "run_card_hash": ""}',
+    "size-text": b'{"files": {"card.json": {"size": "12", "sha256": "' + b"0" * 64 + b'"}}}',
+    "size-true": b'{"files": {"card.json": {"size": true, "sha256": "' + b"0" * 64 + b'"}}}',
+    "sha-number": b'{"files": {"card.json": {"size": 1, "sha256": 7}}}',
+    "hash-number": b'{"files": {}, "run_card_hash": 5}',
+    "top-list": b"[1, 2]",
+    "top-null": b"null",
+    "deep-lists": b"[" * 100_000 + b"]" * 100_000,
+    "deep-objects": b'{"files": ' + b'{"a": ' * 50_000 + b"1" + b"}" * 50_000 + b"}",
+    "huge-number": b'{"files": {}, "run_card_hash": "", "n": 1' + b"0" * 5000 + b"}",
+    "not-utf8": b'{"files": {"\xff": 1}}',
+    "nan": b'{"files": {}, "run_card_hash": NaN}',
+    "truncated": b'{"files": {',
+}
+
+
+@pytest.mark.parametrize("odd", ODD_INDEXES, ids=list(ODD_INDEXES))
+def test_a_bundle_index_of_the_wrong_shape_is_one_line(tmp_path, capsys, odd):
+    bundle = index_bundle(tmp_path, ODD_INDEXES[odd])
+    assert main(["bundle", "check", str(bundle)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1, out
+    assert out[0].startswith(f"PROBLEM {bundle}:"), out
+    assert "BUNDLE.json" in out[0], out
+
+
+@pytest.mark.parametrize(
+    "report", [b"[]", b"null", b"[" * 100_000, b'{"totals": ' * 10_000], ids=str
+)
+def test_a_cost_report_of_the_wrong_shape_is_one_line(
+    pytester,
+    tmp_path,
+    method,  # noqa: F811
+    analyzer,  # noqa: F811
+    capsys,
+    report,
+):
+    bundle = honest(pytester, tmp_path, method, analyzer)
+    reindexed(bundle, "cost-report.json", report)
+    capsys.readouterr()
+    assert main(["bundle", "check", str(bundle)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1, out
+    assert "cost-report.json" in out[0], out

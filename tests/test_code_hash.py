@@ -61,7 +61,8 @@ def test_the_card_holds_the_folder_hash_and_verifies(pytester, small_corpus, tmp
     card = session(pytester, small_corpus, method, tmp_path / "card.json")
     code = card["method"]["code"]
     assert code["sha256"] == folder_hash(method)
-    assert code["files"] == 3 and code["rule"] == "pytest-mteval-code/1"
+    assert code["files"] == 3
+    assert code["rule"] == "pytest-mteval-code/1"
     assert mteval(["verify", str(tmp_path / "card.json")]) == 0
     assert f"code sha256 {code['sha256'][:12]}" in capsys.readouterr().out
     card["method"]["code"]["sha256"] = folder_hash(METHODS / "replay")  # sealed: an edit shows

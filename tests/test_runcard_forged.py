@@ -37,17 +37,21 @@ FORGERIES = [
 ]
 
 
-@pytest.mark.parametrize(("where", "value"), FORGERIES, ids=[".".join(map(str, w)) for w, _ in FORGERIES])
+@pytest.mark.parametrize(
+    ("where", "value"), FORGERIES, ids=[".".join(map(str, w)) for w, _ in FORGERIES]
+)
 def test_text_where_a_number_belongs_fails_verify_and_show(tmp_path, capsys, where, value):
     card = forged(tmp_path, where, value)
     capsys.readouterr()
     assert mteval(["verify", str(card)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 1 and out[0].startswith(f"INVALID {card}: schema: field"), out
+    assert len(out) == 1, out
+    assert out[0].startswith(f"INVALID {card}: schema: field"), out
     assert repr(".".join(map(str, where))) in out[0]
     assert mteval(["show", str(card)]) == 2
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 1 and out[0].startswith(f"mteval show: {card}"), out
+    assert len(out) == 1, out
+    assert out[0].startswith(f"mteval show: {card}"), out
 
 
 @pytest.mark.parametrize(
@@ -61,9 +65,11 @@ def test_show_of_a_card_with_an_odd_breakdown_is_one_line(tmp_path, capsys, brea
     code = mteval(["show", str(card)])
     out = capsys.readouterr().out
     if code == 2:
-        assert out.count("\n") == 1 and out.startswith(f"mteval show: {card}"), out
+        assert out.count("\n") == 1, out
+        assert out.startswith(f"mteval show: {card}"), out
     else:
-        assert code == 0 and "Traceback" not in out
+        assert code == 0
+        assert "Traceback" not in out
 
 
 def test_an_honest_card_still_verifies_and_shows(tmp_path, capsys):

@@ -98,7 +98,7 @@ def _hits(data: bytes, references: dict[str, str]) -> set[str]:
 
 def _json_strings(data: bytes) -> list[str]:
     """Every string (and key) of ``data`` as JSON, or [] when it is not bounded JSON."""
-    if not data.lstrip()[:1] in (b"{", b"[", b'"'):
+    if data.lstrip()[:1] not in (b"{", b"[", b'"'):
         return []
     try:
         value = parse_json(data, "bundled file")

@@ -55,6 +55,10 @@ def _verify(args: argparse.Namespace) -> int:
         for problem in checked.problems:
             print(f"INVALID {problem}")
         return 1
-    anchor = "matches the card, whose own hash verifies" if args.card else "compare it with the run card's head_sha256"
+    anchor = (
+        "matches the card, whose own hash verifies"
+        if args.card
+        else "compare it with the run card's head_sha256"
+    )
     print(f"OK {args.log}: {checked.lines} lines chained; head {checked.head} ({anchor})")
     return 0

@@ -6,18 +6,19 @@ every file as ``sha256sum`` does (the file's sha256 in hex, two spaces, its path
 the folder with ``/`` separators, a newline), sorted by the bytes of the path, and take the
 sha256 of that listing. Left out: ``__pycache__`` folders (what Python writes on import; a
 ``.pyc`` elsewhere is importable code and counts), and the harness's own ``.mteval`` and
-``.pytest_cache`` folders, which a bundle never carries either. Symbolic links to files count with the content they lead to (that is
-what an import reads); links to folders are not followed. For a folder without links::
+``.pytest_cache`` folders, which a bundle never carries either. Symbolic links to files count
+with the content they lead to (that is what an import reads); links to folders are not
+followed. For a folder without links::
 
     cd METHOD && find . -type f ! -path '*/__pycache__/*' \\
-      ! -path './.mteval/*' ! -path './.pytest_cache/*' -printf '%P\\0' \\
+      ! -path '*/.mteval/*' ! -path '*/.pytest_cache/*' -printf '%P\\0' \\
       | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum
 
 A method named by an installed package also gets the same listing over its distribution's
 files (``importlib.metadata``'s ``files``, as its RECORD lists them), leaving out
-``__pycache__``, files outside the install folder (scripts, whose first line names the local Python) and
-the installer's bookkeeping (RECORD, INSTALLER, REQUESTED, direct_url.json), so two installs of
-one wheel hash alike.
+``__pycache__``, files outside the install folder (scripts, whose first line names the local
+Python) and the installer's bookkeeping (RECORD, INSTALLER, REQUESTED, direct_url.json), so
+two installs of one wheel hash alike.
 """
 
 from __future__ import annotations
