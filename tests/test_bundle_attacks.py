@@ -118,7 +118,19 @@ def references_tsv(folder):
     (folder / "phrases.tsv").write_text("".join(rows[:2]), encoding="utf-8")
 
 
-@pytest.mark.parametrize("how", ["copy", "rewritten", "hard-link", "include", "escaped-json"])
+def short_corpus(tmp_path):
+    """A corpus of short references only: none is searched for, only a copy is found."""
+    data = json.loads(CORPUS.read_text(encoding="utf-8"))
+    data["entries"] = [e for e in data["entries"] if len(e["reference"]) < 16]
+    path = tmp_path / "short.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+HOW = ["copy", "rewritten", "hard-link", "include", "escaped-json", "short-copy"]
+
+
+@pytest.mark.parametrize("how", HOW)
 def test_a_bundle_holding_references_is_refused(pytester, tmp_path, method, analyzer, how, capsys):  # noqa: F811
     extra = []
     if how == "copy":
@@ -133,8 +145,12 @@ def test_a_bundle_holding_references_is_refused(pytester, tmp_path, method, anal
         extra = [CORPUS]
     elif how == "escaped-json":
         data = json.loads(SAMI.read_text(encoding="utf-8"))
+        data["entries"] = [e for e in data["entries"] if not e["reference"].isascii()]
         (method / "cache.json").write_text(json.dumps(data, ensure_ascii=True, indent=None))
+    elif how == "short-copy":
+        shutil.copy(short_corpus(tmp_path), method / "short.json")
     corpus = {"hard-link": tmp_path / "corpus.json", "escaped-json": SAMI}.get(how, CORPUS)
+    corpus = tmp_path / "short.json" if how == "short-copy" else corpus
     bundle = honest(pytester, tmp_path, method, analyzer, extra)
     capsys.readouterr()
     assert main(["bundle", "check", str(bundle), "--corpus", str(corpus)]) == 1

@@ -38,6 +38,9 @@ class CorpusReferences:
     path: Path
     digests: frozenset[str]
     references: dict[str, str]  # normalized reference -> entry id
+    #: A word a file must hold whole when it holds the reference: its longest inner word
+    #: (the first and last may be glued to what is around them); None for two words.
+    anchors: dict[str, str | None]
 
 
 def normalized(text: str) -> str:
@@ -58,7 +61,8 @@ def corpus_references(path: Path, key_file: Path | None = None) -> CorpusReferen
             if len(norm) >= MIN_CHARS and " " in norm:
                 found.setdefault(norm, str(entry.id))
     digests = frozenset({hashlib.sha256(raw).hexdigest(), corpus.sha256})
-    return CorpusReferences(path, digests, found)
+    anchors = {ref: max(ref.split(" ")[1:-1], key=len, default=None) for ref in found}
+    return CorpusReferences(path, digests, found, anchors)
 
 
 def leak_problems(root: Path, corpus: CorpusReferences) -> list[str]:
@@ -78,7 +82,7 @@ def file_leaks(paths: Iterable[Path], corpus: CorpusReferences) -> list[str]:
         if hashlib.sha256(data).hexdigest() in corpus.digests:
             problems.append(f"{name}: holds a copy of the corpus {corpus.path}")
             continue
-        hits = _hits(data, corpus.references)
+        hits = _hits(data, corpus)
         if hits:
             first = min(hits, key=lambda ref: corpus.references[ref])
             problems.append(
@@ -88,12 +92,20 @@ def file_leaks(paths: Iterable[Path], corpus: CorpusReferences) -> list[str]:
     return problems
 
 
-def _hits(data: bytes, references: dict[str, str]) -> set[str]:
+def _hits(data: bytes, corpus: CorpusReferences) -> set[str]:
+    """The references found in ``data``; a reference is searched for only where its anchor
+    word is one of the text's words (a set look-up), so a large binary costs one pass."""
     texts = [normalized(data.decode("utf-8", errors="ignore"))]
     strings = _json_strings(data)
     if strings:
         texts.append(normalized("\n".join(strings)))
-    return {ref for ref in references if any(ref in text for text in texts)}
+    found: set[str] = set()
+    for text in texts:
+        words = set(text.split(" "))
+        for ref, anchor in corpus.anchors.items():
+            if ref not in found and (anchor is None or anchor in words) and ref in text:
+                found.add(ref)
+    return found
 
 
 def _json_strings(data: bytes) -> list[str]:
