@@ -13,6 +13,7 @@ import pytest
 from leaderboard_cards import RUNS
 from test_bundle import analyzer, method, rewrite, run  # noqa: F401  # fixtures
 
+from pytest_mteval.cards import runcard
 from pytest_mteval.cards.bundle import BundleError, check_bundle, make_bundle
 from pytest_mteval.cli.main import main
 
@@ -227,3 +228,49 @@ def test_a_cost_report_of_the_wrong_shape_is_one_line(
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 1, out
     assert "cost-report.json" in out[0], out
+
+
+def test_a_bundle_holding_an_encrypted_corpus_s_references_is_refused(
+    pytester,
+    tmp_path,
+    method,  # noqa: F811
+    analyzer,  # noqa: F811
+    capsys,
+):
+    """The corpus given encrypted, with its key: its references are searched for, and a
+    bundled copy of the plaintext or of the encrypted file is found."""
+    secret, key = tmp_path / "secret.mtevalenc", tmp_path / "corpus.key"
+    assert (
+        main(["corpus", "encrypt", str(CORPUS), str(secret), f"--key-file={key}", "--new-key"]) == 0
+    )
+    references_tsv(method)
+    shutil.copy(CORPUS, method / "plain.json")
+    bundle = honest(pytester, tmp_path, method, analyzer, [secret])
+    capsys.readouterr()
+    check = ["bundle", "check", str(bundle), "--corpus", str(secret)]
+    assert main(check) == 2  # no key: refused in one line, nothing searched
+    assert "--corpus" in capsys.readouterr().err
+    assert main([*check, f"--corpus-key-file={key}"]) == 1
+    out = capsys.readouterr().out
+    assert "method/phrases.tsv: holds 2 reference(s)" in out
+    assert "method/plain.json: holds a copy of the corpus" in out
+    assert "vendor/secret.mtevalenc: holds a copy of the corpus" in out
+
+
+def test_a_card_from_before_code_hashes_cannot_be_bundled(
+    pytester,
+    tmp_path,
+    method,  # noqa: F811
+    analyzer,  # noqa: F811
+    capsys,
+):
+    bundle = honest(pytester, tmp_path, method, analyzer)
+    card = json.loads((tmp_path / "card.json").read_text(encoding="utf-8"))
+    del card["method"]["code"]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(runcard.seal(card)), encoding="utf-8")
+    with pytest.raises(BundleError, match="records no hash of the method's code"):
+        make_bundle(method, old, tmp_path / "old.tar.gz", [analyzer])
+    reindexed(bundle, "card.json", old.read_bytes())
+    problems = check_bundle(bundle)
+    assert any("card.json: the card records no hash of the method's code" in p for p in problems)
