@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from methods_for_tests import MANIFEST
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cli.main import main as mteval
+from pytest_mteval.methods.code_hash import folder_hash as harness_hash
 from pytest_mteval.methods.loader import find_method
 from pytest_mteval.methods.registry import ENTRY_POINT_GROUP, installed_methods
 
@@ -132,3 +134,35 @@ def test_a_method_named_by_an_installed_package_hashes_its_distribution(site):
         "missing": 0,
     }
     assert code["sha256"] == folder_hash(site / "hashed_method")
+
+
+SHELL_RULE = (
+    "find . -type f ! -path '*/__pycache__/*' ! -path '*/.mteval/*' ! -path '*/.pytest_cache/*'"
+    " -printf '%P\\0' | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum"
+)
+
+
+def test_the_documented_shell_command_gives_the_same_hash(tmp_path):
+    """The README's coreutils line and the harness agree, on names that sort differently by
+    locale, a sourceless .pyc (importable code: it counts) and the folders left out."""
+    folder = tmp_path / "m"
+    for name, data in {
+        "method.json": b"{}",
+        "Zeta.py": b"z",
+        "alpha.py": b"a",
+        "sub dir/\u00e9t\u00e9.tsv": "\u00e9".encode(),
+        "sub dir/_x.py": b"x",
+        "compiled.pyc": b"\x00code",
+        "__pycache__/alpha.cpython-312.pyc": b"cache",
+        "pkg/__pycache__/x.pyc": b"cache",
+        ".mteval/runs/index.json": b"[]",
+        ".pytest_cache/v": b"v",
+    }.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    shell = subprocess.run(
+        ["bash", "-c", SHELL_RULE], cwd=folder, capture_output=True, text=True, check=True
+    ).stdout.split()[0]
+    found = harness_hash(folder)
+    assert found["sha256"] == shell
+    assert found["files"] == 6

@@ -18,7 +18,7 @@ import io
 import json
 import tarfile
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
 from pytest_mteval.cards import runcard
@@ -31,7 +31,7 @@ from pytest_mteval.cards.bundle_check import (
 )
 from pytest_mteval.cards.bundle_leaks import CorpusReferences, file_leaks
 from pytest_mteval.cards.submission_rules import file_sha256s, method_problems
-from pytest_mteval.methods.code_hash import SKIPPED_FOLDERS
+from pytest_mteval.methods.code_hash import skipped
 from pytest_mteval.methods.manifest import ManifestError, load_manifest
 
 __all__ = ["BundleError", "check_bundle", "cost_report", "make_bundle"]
@@ -109,7 +109,7 @@ def _method_files(folder: Path, problems: list[str]) -> list[Path]:
     files: list[Path] = []
     total = 0
     for path in sorted(folder.rglob("*")):
-        if SKIPPED_FOLDERS & set(path.relative_to(folder).parts):
+        if skipped(PurePosixPath(path.relative_to(folder).as_posix())):
             continue
         if path.is_symlink():
             problems.append(f"{path}: symbolic links are not bundled; copy the file in")

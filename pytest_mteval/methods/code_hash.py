@@ -45,8 +45,9 @@ class CodeHashError(MtevalError):
 
 
 def skipped(relative: PurePosixPath) -> bool:
-    """Whether the rule leaves this path (relative to the folder) out."""
-    return bool(SKIPPED_FOLDERS & set(relative.parts[:-1]))
+    """Whether the rule leaves this path (relative to the folder) out; the bundle leaves out
+    the same paths, so a bundled folder hashes as the folder did."""
+    return bool(SKIPPED_FOLDERS & set(relative.parts))
 
 
 def folder_files(folder: Path) -> list[tuple[str, Path]]:
