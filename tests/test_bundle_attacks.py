@@ -14,8 +14,9 @@ from leaderboard_cards import RUNS
 from test_bundle import analyzer, method, rewrite, run  # noqa: F401  # fixtures
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.cards.bundle import BundleError, check_bundle, make_bundle
+from pytest_mteval.cards.bundle import BundleError, check_bundle, cost_report, make_bundle
 from pytest_mteval.cli.main import main
+from pytest_mteval.methods.code_hash import folder_hash
 
 CORPUS = RUNS["haiku"][2]
 #: Northern Sami: references with letters JSON escapes as \\uXXXX.
@@ -274,3 +275,56 @@ def test_a_card_from_before_code_hashes_cannot_be_bundled(
     reindexed(bundle, "card.json", old.read_bytes())
     problems = check_bundle(bundle)
     assert any("card.json: the card records no hash of the method's code" in p for p in problems)
+
+
+def test_a_resealed_code_hash_passes_only_without_the_signing_key(
+    pytester,
+    tmp_path,
+    method,  # noqa: F811
+    analyzer,  # noqa: F811
+    capsys,
+):
+    """The forger's last move: rewrite method.code.sha256 to the innocent code's and seal the
+    card again. An unsigned card cannot tell (said in the README); a signed one can."""
+    private = tmp_path / "keys" / "ci"
+    private.parent.mkdir()
+    assert main(["keygen", str(private)]) == 0
+    predictions, model, corpus = RUNS["haiku"]
+    code = method / "replay.py"
+    innocent = code.read_bytes()
+    code.write_bytes(innocent + CHEAT.encode())
+    pytester.runpytest(
+        f"--mteval-corpus={corpus}",
+        f"--mteval-method={method}",
+        f"--mteval-method-arg=predictions={predictions}",
+        f"--mteval-model={model}",
+        f"--mteval-run-card={tmp_path / 'card.json'}",
+        f"--mteval-sign-key={private}",
+    )
+    bundle = make_bundle(method, tmp_path / "card.json", tmp_path / "b.tar.gz", [analyzer])
+    pub = ["--public-key", f"{private}.pub"]
+    capsys.readouterr()
+    assert main(["bundle", "check", str(bundle), *pub]) == 0
+    assert "signature verifies" in capsys.readouterr().out
+    code.write_bytes(innocent)
+    card = json.loads((tmp_path / "card.json").read_text(encoding="utf-8"))
+    card["method"]["code"]["sha256"] = folder_hash(method)["sha256"]
+    forged = json.dumps(runcard.seal(card)).encode()  # the old signature no longer matches
+    reindexed(bundle, "method/replay.py", innocent)
+    reindexed(bundle, "card.json", forged)
+    reindexed(bundle, "cost-report.json", json.dumps(cost_report(card)).encode())
+    index = "BUNDLE.json"
+    rewrite(bundle, lambda m, c: _rehash(c, card) if m == index else c)
+    capsys.readouterr()
+    assert main(["bundle", "check", str(bundle)]) == 0  # unsigned trust: the forgery holds
+    capsys.readouterr()
+    assert main(["bundle", "check", str(bundle), *pub]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1, out
+    assert "card.json: signature does not match the content" in out[0]
+
+
+def _rehash(index_bytes, card):
+    index = json.loads(index_bytes)
+    index["run_card_hash"] = card["run_card_hash"]
+    return json.dumps(index).encode()

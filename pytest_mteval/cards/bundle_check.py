@@ -18,8 +18,11 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.bundle_leaks import CorpusReferences, leak_problems
+from pytest_mteval.cards.signing import SigningError, verify_signature
 from pytest_mteval.cards.submission_rules import file_sha256s, method_problems
 from pytest_mteval.errors import MtevalError, read_json
 from pytest_mteval.methods.code_hash import CodeHashError, folder_hash
@@ -34,8 +37,16 @@ class BundleError(MtevalError):
     """A bundle that cannot be made or read; the message is one line naming the file."""
 
 
-def check_bundle(bundle: Path, corpus: CorpusReferences | None = None) -> list[str]:
-    """Every problem of a bundle, one line each naming the member; empty when it is valid."""
+def check_bundle(
+    bundle: Path,
+    corpus: CorpusReferences | None = None,
+    public_key: Ed25519PublicKey | None = None,
+) -> list[str]:
+    """Every problem of a bundle, one line each naming the member; empty when it is valid.
+
+    An unsigned card can be rewritten and sealed again by anyone, code hash included: only a
+    card signed by a harness the checker trusts (``public_key``) ties the bundled code to the
+    run that made the scores."""
     try:
         with (
             tarfile.open(bundle, "r:gz") as tar,
@@ -45,7 +56,7 @@ def check_bundle(bundle: Path, corpus: CorpusReferences | None = None) -> list[s
             if problems:
                 return problems
             tar.extractall(tmp, filter="data")
-            found = _content_problems(Path(tmp))
+            found = _content_problems(Path(tmp), public_key)
             if corpus is not None:
                 found += leak_problems(Path(tmp), corpus)
             return [line.replace(tmp, f"{bundle}:") for line in found]
@@ -94,7 +105,7 @@ def read_index(path: Path) -> tuple[dict[str, Any], dict[str, tuple[int, str]]]:
     return index, table
 
 
-def _content_problems(root: Path) -> list[str]:
+def _content_problems(root: Path, public_key: Ed25519PublicKey | None) -> list[str]:
     index_path = root / "BUNDLE.json"
     try:
         index, listed = read_index(index_path)
@@ -118,8 +129,10 @@ def _content_problems(root: Path) -> list[str]:
     try:
         card = runcard.load(card_path)
         runcard.verify(card, card_path)
+        if public_key is not None:
+            verify_signature(card, public_key, str(card_path))
         manifest = load_manifest(root / "method" / "method.json")
-    except (runcard.RunCardError, ManifestError) as exc:
+    except (runcard.RunCardError, SigningError, ManifestError) as exc:
         return [*problems, str(exc)]
     shipped = file_sha256s(p for p in root.rglob("*") if p.is_file())
     problems += method_problems(root / "method", manifest, shipped)
@@ -151,6 +164,8 @@ def card_matches_method(
         return [f"{card_path}: the card was not made by this method (method.manifest differs)"]
     code = (card.get("method") or {}).get("code")
     sealed = code.get("sha256") if isinstance(code, dict) else None
+    if isinstance(code, dict) and sealed is None:
+        return [f"{card_path}: the card's method ran from no folder (method.code.sha256 null)"]
     if sealed is None:
         return [
             f"{card_path}: the card records no hash of the method's code (a card from before "

@@ -12,6 +12,7 @@ from pytest_mteval.cards import runcard
 from pytest_mteval.cards.bundle import BundleError, check_bundle, make_bundle
 from pytest_mteval.cards.bundle_leaks import MIN_CHARS, corpus_references
 from pytest_mteval.cards.publish import PublishError, publish, verified_card
+from pytest_mteval.cards.signing import load_public_key
 from pytest_mteval.errors import MtevalError
 
 
@@ -45,6 +46,14 @@ def add_bundle_command(commands: Any) -> None:
     parser.add_argument(
         "--corpus-key-file", type=Path, default=None, help="key of an encrypted --corpus"
     )
+    parser.add_argument(
+        "--public-key",
+        type=Path,
+        default=None,
+        metavar="PUB",
+        help="check: the card must be signed with this Ed25519 key (an unsigned card, code "
+        "hash included, can be rewritten and sealed again by anyone)",
+    )
     parser.set_defaults(run=run_bundle)
 
 
@@ -55,8 +64,13 @@ def run_bundle(args: argparse.Namespace) -> int:
     except MtevalError as exc:
         print(f"mteval bundle: --corpus: {exc}", file=sys.stderr)
         return 2
+    try:
+        key = load_public_key(args.public_key) if args.public_key else None
+    except MtevalError as exc:
+        print(f"mteval bundle: --public-key: {exc}", file=sys.stderr)
+        return 2
     if given[0] == "check" and len(given) == 2:
-        problems = check_bundle(Path(given[1]), corpus)
+        problems = check_bundle(Path(given[1]), corpus, key)
         for line in problems:
             print(f"PROBLEM {line}")
         if not problems:
@@ -65,9 +79,10 @@ def run_bundle(args: argparse.Namespace) -> int:
                 if corpus
                 else ""
             )
+            signed = "; signature verifies" if key else ""
             print(
                 f"OK {given[1]}: card verifies, code hash matches, manifest valid, "
-                f"dependencies, sizes, licences{searched}"
+                f"dependencies, sizes, licences{searched}{signed}"
             )
         return 1 if problems else 0
     if len(given) != 2 or args.output is None:
