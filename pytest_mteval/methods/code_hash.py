@@ -114,7 +114,8 @@ def distribution_hash(name: str) -> dict[str, Any] | None:
         kept.append((str(relative), path))
     kept.sort(key=lambda entry: entry[0].encode("utf-8", "surrogateescape"))
     found = listing_hash(kept)
-    return {"name": dist.metadata["Name"], "version": dist.version, **found, "missing": missing}
+    named, version = dist.metadata["Name"] or name, dist.version or ""  # either may be absent
+    return {"name": str(named), "version": str(version), **found, "missing": missing}
 
 
 def code_record(folder: Path | None, distribution: str | None = None) -> dict[str, Any] | None:
