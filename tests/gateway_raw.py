@@ -4,6 +4,7 @@ back byte for byte. No client library normalises anything on the way."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 from pathlib import Path
@@ -92,10 +93,9 @@ class Reader:
 
 def exchange(gateway: Gateway, data: bytes) -> Answer | None:
     with connect(gateway) as sock:
-        try:
+        # the gateway may answer and close before reading it all
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             sock.sendall(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the gateway answered and closed before reading it all
         return Reader(sock).answer()
 
 

@@ -25,8 +25,14 @@ import h11
 
 from pytest_mteval.methods.manifest import MethodManifest
 from pytest_mteval.run.audit_log import AuditLog
-from pytest_mteval.run.gateway_http import MAX_BODY_BYTES, Incoming, closing, error, framed
-from pytest_mteval.run.gateway_http import read_request
+from pytest_mteval.run.gateway_http import (
+    MAX_BODY_BYTES,
+    Incoming,
+    closing,
+    error,
+    framed,
+    read_request,
+)
 from pytest_mteval.run.gateway_request import MAX_TOKENS_CAP, BadRequest, parse_request
 from pytest_mteval.run.gateway_secrets import KeyFilter
 from pytest_mteval.run.upstream import Upstream, UpstreamError
