@@ -227,12 +227,25 @@ def _forms(key: str) -> list[str]:
     ]
 
 
+def _unescape(text: str) -> str:
+    return re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (k, *_strings(v))]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
 def _decoded(text: str) -> list[str]:
     """``text`` as a reader could decode it: JSON strings, escapes, entities, percents."""
-    forms = [text, html.unescape(text), urllib.parse.unquote(text)]
-    forms.append(re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text))
+    forms = [text, html.unescape(text), urllib.parse.unquote(text), _unescape(text)]
     with contextlib.suppress(ValueError):
-        forms.append(json.dumps(json.loads(text), ensure_ascii=False))
+        forms += [f(s) for s in _strings(json.loads(text)) for f in (str, _unescape)]
     return forms
 
 
