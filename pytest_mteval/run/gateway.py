@@ -5,8 +5,18 @@ serves and bind-mounts into the sandbox. It forwards to the run's upstream ``bas
 only for the model slugs the method's manifest declares (a ``gateway`` dependency's
 ``source: provider:slug``; ``provider:<configurable>`` admits the run's ``--mteval-model``),
 adds the API key itself (the method never holds one), keeps at most ``concurrency`` requests
-upstream and at most ``budget`` in all, and appends every request and answer, refused ones
-included, to a hash-chained audit log. Everything else gets a 4xx with the reason.
+upstream and at most ``budget`` in all (the harness's number, never the method's), and appends
+every request and answer to a hash-chained audit log. Everything else gets a 4xx with the
+reason. Against a hostile method:
+
+- the body is parsed strictly and rebuilt from an allow-list (``gateway_request.py``); an
+  unknown field or a key written twice is refused naming it, ``max_tokens`` is capped;
+- refusals have their own budget (``refusal_budget``), are logged with their first 512 bytes
+  and their size only, and past the budget are answered 429, unlogged, counted on the card;
+- at most ``connection_limit`` connections are open (the next ones get a 503 and are closed),
+  a request must arrive within ``idle_timeout_s`` and an answer be read within it;
+- a body over 8 MiB (declared, or chunked) gets a 413 (``gateway_http.py``);
+- the key is withheld from answers in any encoding ``gateway_secrets.py`` names.
 HTTP/1.1 is parsed by h11, on both sides (``upstream.py``).
 """
 

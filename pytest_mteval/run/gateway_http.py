@@ -32,8 +32,8 @@ class Incoming:
     def logged(self) -> dict[str, object]:
         """The request as a refusal is logged: its first bytes and its size."""
         head = self.body[:LOGGED_HEAD_BYTES].decode("utf-8", "replace")
-        return {"method": self.method, "path": self.target, "body_head": head,
-                "body_bytes": self.size}  # fmt: skip
+        where = {"method": self.method, "path": self.target}
+        return {**where, "body_head": head, "body_bytes": self.size}
 
 
 def error(status: int, message: str) -> tuple[int, bytes]:
