@@ -224,6 +224,8 @@ def _forms(key: str) -> list[str]:
         "".join(f"\\\\u{ord(c):04x}" for c in key),  # escaped twice: text inside a string
         "".join(f"%{ord(c):02X}" for c in key),
         "".join(f"&#{ord(c)};" for c in key),
+        "\u200b".join(key),  # zero-width spaces between its characters
+        " ".join(key),
     ]
 
 
@@ -244,12 +246,13 @@ def _strings(value: object) -> list[str]:
 def _decoded(text: str) -> list[str]:
     """``text`` as a reader could decode it: JSON strings, escapes, entities, percents."""
     forms = [text, html.unescape(text), urllib.parse.unquote(text), _unescape(text)]
+    forms.append(re.sub(r"[\s\u200b-\u200f\u2060\ufeff]", "", text))
     with contextlib.suppress(ValueError):
         forms += [f(s) for s in _strings(json.loads(text)) for f in (str, _unescape)]
     return forms
 
 
-@pytest.mark.parametrize("form", range(7))
+@pytest.mark.parametrize("form", range(9))
 def test_a_key_echoed_in_any_encoding_reaches_neither_method_nor_log(tmp_path, server, form):
     gateway = start(tmp_path, server.url)
     echoed = _forms(KEY)[form]

@@ -4,7 +4,8 @@ An upstream may echo the key it was sent (an error message quoting the bad key).
 is searched as the method would read it: each JSON string after unescaping (``\\uXXXX``),
 duplicate keys' values included, and each of those strings, or a non-JSON body, also after
 undoing ``\\uXXXX``/``\\xXX`` written as text, HTML character references and URL
-percent-encoding, compared case-insensitively. A run of 15 or more characters of the key is
+percent-encoding, and with zero-width and other format characters and white space removed,
+compared case-insensitively. A run of 15 or more characters of the key is
 enough (a partial echo). A JSON string that holds the key is rewritten (the key as ``***``,
 or the whole string withheld when the key is there only in an encoded form) and the answer
 re-serialised; a non-JSON body that holds it is replaced whole. Nested encodings (percent
@@ -25,6 +26,9 @@ WINDOW: Final = 12
 STRIDE: Final = 4
 WITHHELD_STRING: Final = "*** (withheld by the gateway: it held the API key)"
 WITHHELD_BODY: Final = b"(withheld by the gateway: the upstream's answer held the API key)"
+#: White space and the format characters that render as nothing (soft hyphen, zero-width
+#: spaces and joiners, direction marks, word joiner, byte order mark).
+_INVISIBLE = re.compile(r"[\s\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]+")
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
 
 
@@ -97,4 +101,7 @@ def _forms(text: str) -> list[str]:
         forms.append(html.unescape(text))
     if "%" in text:
         forms.append(unquote(text))
+    squeezed = _INVISIBLE.sub("", text)
+    if len(squeezed) != len(text):
+        forms.append(squeezed)
     return forms
