@@ -89,7 +89,9 @@ def sealed(marked: tuple[Path, list[str]], tmp_path_factory: pytest.TempPathFact
     folder = tmp_path_factory.mktemp("sealed")
     out = folder / "corpus.json.enc"
     key = folder / "corpus.key"
-    made = mteval("corpus", "encrypt", str(marked[0]), str(out), "--key-file", str(key), "--new-key")
+    made = mteval(
+        "corpus", "encrypt", str(marked[0]), str(out), "--key-file", str(key), "--new-key"
+    )
     assert made.returncode == 0, made.stdout
     return out
 
@@ -104,16 +106,17 @@ def _forms(texts: list[str]) -> list[str]:
     return sorted(f for f in found if len(f) >= 12)
 
 
-def _run(
-    pytester: pytest.Pytester, corpus: Path, *args: str
-) -> tuple[str, pytest.RunResult]:
+def _run(pytester: pytest.Pytester, corpus: Path, *args: str) -> tuple[str, pytest.RunResult]:
     pytester.makepyfile(test_user=USER_TESTS)
     junit = pytester.path / "junit.xml"
+    key = corpus.parent / "corpus.key"
     result = pytester.runpytest(
         f"--mteval-corpus={corpus}",
-        f"--mteval-corpus-key-file={corpus.parent / 'corpus.key'}",
+        *([f"--mteval-corpus-key-file={key}"] if key.exists() else []),
         f"--mteval-method={write_probe(pytester.path, ECHO)}",
         f"--junitxml={junit}",
+        "-o",
+        "junit_family=xunit1",  # xunit2 leaves record_property out of the file
         "-rA",
         *args,
     )
@@ -137,7 +140,8 @@ def test_a_failing_user_test_on_an_encrypted_corpus_shows_no_text(
     # 4 entry items, the README test passes on 2 entries (no "the"), the others as written
     result.assert_outcomes(passed=4 + 2 + 4 + 4, failed=2 + 4 + 4, skipped=1, xfailed=3)
     assert "details hidden: scores-only run" in shown
-    assert "test_user.py" in shown and "AssertionError" in shown  # where and what, still
+    assert "test_user.py" in shown  # where and what, still
+    assert "AssertionError" in shown
     # the parametrize ids are the entries' ids, not their text
     assert "test_no_english_left[entry-" in shown
 
@@ -154,5 +158,29 @@ def test_the_same_tests_in_the_clear_show_the_text(
         "-rA",
     )
     output = result.stdout.str()
-    assert SOURCE_MARK in output and REFERENCE_MARK in output
+    assert SOURCE_MARK in output
+    assert REFERENCE_MARK in output
     assert "details hidden" not in output
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [["--mteval-scores-only"], ["held_out"], ["gold_standard"], ["--mteval-scores-only", "-n2"]],
+)
+def test_every_kind_of_secret_run_hides_the_text(
+    pytester: pytest.Pytester, marked: tuple[Path, list[str]], secret: list[str]
+) -> None:
+    """Scores only by the option (also under xdist: workers redact before sending) or by a
+    secret segment, the corpus in the clear."""
+    corpus, texts = marked
+    args = [a for a in secret if a.startswith("-")]
+    if not args:  # every entry in the secret segment
+        data = json.loads(corpus.read_text(encoding="utf-8"))
+        for entry in data["entries"]:
+            entry["segment"] = secret[0]
+        corpus = pytester.path / "segment.json"
+        corpus.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    shown, result = _run(pytester, corpus, "--tb=long", "-l", *args)
+    leaked = [form for form in _forms(texts) if form in shown]
+    assert not leaked, f"shown: {leaked[0]!r}"
+    result.assert_outcomes(passed=4 + 2 + 4 + 4, failed=2 + 4 + 4, skipped=1, xfailed=3)

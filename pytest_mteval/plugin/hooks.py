@@ -17,6 +17,7 @@ from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import TranslationMethod
 from pytest_mteval.methods.registry import installed_methods
 from pytest_mteval.plugin import hookspecs
+from pytest_mteval.plugin import redact_reports as redact
 from pytest_mteval.plugin.begin_run import Contributions, StartError, start_run
 from pytest_mteval.plugin.collect import CorpusFile, EntryItem, batch_order
 from pytest_mteval.plugin.garbage_collection import RunGarbageCollection
@@ -40,7 +41,6 @@ from pytest_mteval.sweep.plan import SweepError
 STATE = pytest.StashKey[RunState]()
 RECORD = pytest.StashKey[dict[str, Any]]()
 KEYWORDS = pytest.StashKey[Mapping[str, Literal[1]]]()
-MTEVAL_FIXTURES = frozenset({"mteval_entry", "mteval_result", "mteval_method"})
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -114,7 +114,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "mteval_entry" not in metafunc.fixturenames and "mteval_result" not in metafunc.fixturenames:
         return
     state = metafunc.config.stash.get(STATE, None)
-    entries = list(state.corpus.entries) if state else []
+    entries = redact.fixture_entries(list(state.corpus.entries), state.secrecy) if state else []
     ids = state.names if state else []
     metafunc.parametrize("mteval_entry", entries, ids=ids)
 
@@ -131,7 +131,7 @@ def mteval_result(request: pytest.FixtureRequest, mteval_entry: Entry) -> Mappin
     state = request.config.stash[STATE]
     record = state.record_for(state.index_of[mteval_entry.key])
     request.node.stash[RECORD] = record
-    return record
+    return redact.fixture_record(record, state.secrecy)  # on a secret run, with a silent repr
 
 
 @pytest.fixture
@@ -197,9 +197,7 @@ class ActiveRun:
         keep: list[pytest.Item] = []
         drop: list[pytest.Item] = []
         for item in items:
-            fixtures = set(getattr(item, "fixturenames", ()))
-            related = isinstance(item, EntryItem) or bool(MTEVAL_FIXTURES & fixtures)
-            (keep if related else drop).append(item)
+            (keep if redact.uses_entries(item) else drop).append(item)
         if drop:
             self.config.hook.pytest_deselected(items=drop)
             items[:] = keep
@@ -219,11 +217,13 @@ class ActiveRun:
         """A dry run stops after collection: nothing is translated, no card is written."""
         return True if self.state.settings.dry_run else None
 
-    @pytest.hookimpl(wrapper=True)
+    @pytest.hookimpl(wrapper=True, tryfirst=True)  # outermost: others' changes are redacted too
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
+        if self.state.secrecy.withheld and redact.uses_entries(item):  # plugin/redact_reports.py
+            redact.redact_report(item, call, report)
         if isinstance(item, EntryItem):  # its three reports live to the session's end: one
             first = item.stash.setdefault(KEYWORDS, report.keywords)  # keywords map for all
             if first is not report.keywords and first == report.keywords:
