@@ -27,8 +27,10 @@ class Probe:
         return [{"id": e["id"], "predicted": e["source"], "latency_s": 0.01} for e in entries]
 """
 
-#: The README's example, and the careless variants: print, skip, xfail, properties, locals.
+#: The README's example, and the careless variants: print, warn, skip, xfail, properties.
 USER_TESTS = f"""
+import warnings
+
 import pytest
 
 def test_no_english_left(mteval_entry, mteval_result):
@@ -46,6 +48,7 @@ def test_prints_and_fails(mteval_entry):
 
 def test_prints_and_passes(mteval_entry, record_property):
     print("source:", mteval_entry.source)
+    warnings.warn("odd source: " + mteval_entry.source)
     record_property("reference", mteval_entry.reference)
     record_property("length", len(mteval_entry.reference))
 

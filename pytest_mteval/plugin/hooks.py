@@ -114,8 +114,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "mteval_entry" not in metafunc.fixturenames and "mteval_result" not in metafunc.fixturenames:
         return
     state = metafunc.config.stash.get(STATE, None)
-    entries = redact.fixture_entries(list(state.corpus.entries), state.secrecy) if state else []
-    ids = state.names if state else []
+    entries, ids = redact.fixture_entries(state) if state else ([], [])
     metafunc.parametrize("mteval_entry", entries, ids=ids)
 
 
@@ -151,6 +150,7 @@ class ActiveRun:
         self.state = state
         self.run = Evaluation(config, state, card)
         self.collector = RunGarbageCollection()
+        self.hidden: set[str] = set()  # node ids whose reports were redacted (secret run)
 
     def pytest_unconfigure(self) -> None:
         self.collector.restore()
@@ -194,10 +194,8 @@ class ActiveRun:
         """With no explicit paths, run the evaluation and mteval tests, not unrelated suites."""
         if self.config.args_source == pytest.Config.ArgsSource.ARGS:
             return
-        keep: list[pytest.Item] = []
-        drop: list[pytest.Item] = []
-        for item in items:
-            (keep if redact.uses_entries(item) else drop).append(item)
+        keep = [item for item in items if redact.uses_entries(item)]
+        drop = [item for item in items if not redact.uses_entries(item)]
         if drop:
             self.config.hook.pytest_deselected(items=drop)
             items[:] = keep
@@ -222,8 +220,7 @@ class ActiveRun:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
-        if self.state.secrecy.withheld and redact.uses_entries(item):  # plugin/redact_reports.py
-            redact.redact_report(item, call, report)
+        redact.redact_report(item, call, report, self.state.secrecy, self.hidden)
         if isinstance(item, EntryItem):  # its three reports live to the session's end: one
             first = item.stash.setdefault(KEYWORDS, report.keywords)  # keywords map for all
             if first is not report.keywords and first == report.keywords:
@@ -237,6 +234,10 @@ class ActiveRun:
             elif record is not None:
                 report.mteval_record = record  # type: ignore[attr-defined]
         return report
+
+    @pytest.hookimpl(tryfirst=True)  # before the terminal keeps the warning's text
+    def pytest_warning_recorded(self, warning_message: Any, nodeid: str) -> None:
+        redact.redact_warning(warning_message, nodeid in self.hidden)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         found = getattr(report, "mteval_record", None)

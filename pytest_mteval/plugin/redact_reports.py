@@ -11,8 +11,9 @@ the terminal and in junit. Two layers keep it off:
 - every report of an item using the entries is rewritten where it is made (before the
   terminal, junitxml, xdist or any other plugin sees it): the failure becomes one line, the
   test's location and the exception's type; captured sections are dropped; string properties
-  and reasons are replaced. A plain ``str`` (the prediction) has no repr of its own to
-  redact, so this layer, not the first, is what holds.
+  and reasons are replaced, and the test's warnings keep their category, not their message.
+  A plain ``str`` (the prediction) has no repr of its own to redact, so this layer, not the
+  first, is what holds.
 
 Output a test writes straight to the terminal (``-s``, live logging) is not a report: it is
 not covered.
@@ -20,6 +21,7 @@ not covered.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -29,6 +31,7 @@ from pytest_mteval.corpus import Entry
 from pytest_mteval.corpus_model import SecretEntry
 from pytest_mteval.plugin.collect import EntryItem
 from pytest_mteval.run.redaction import WITHHELD, Secrecy
+from pytest_mteval.run.state import RunState
 
 MTEVAL_FIXTURES: Final = frozenset({"mteval_entry", "mteval_result", "mteval_method"})
 HIDDEN: Final = "details hidden: scores-only run"
@@ -44,11 +47,13 @@ class WithheldRecord(dict[str, Any]):
     __str__ = __repr__
 
 
-def fixture_entries(entries: list[Entry], secrecy: Secrecy) -> list[Entry]:
-    """The entries ``mteval_entry`` is parametrized with: on a secret run with a silent repr."""
-    if not secrecy.withheld:
-        return entries
-    return [SecretEntry.model_construct(entry.model_fields_set, **dict(entry)) for entry in entries]
+def fixture_entries(state: RunState) -> tuple[list[Entry], list[str]]:
+    """The entries ``mteval_entry`` is parametrized with (on a secret run with a silent repr),
+    and their ids."""
+    entries = list(state.corpus.entries)
+    if state.secrecy.withheld:
+        entries = [SecretEntry.model_construct(e.model_fields_set, **dict(e)) for e in entries]
+    return entries, state.names
 
 
 def fixture_record(record: Mapping[str, Any], secrecy: Secrecy) -> Mapping[str, Any]:
@@ -65,9 +70,17 @@ def uses_entries(item: pytest.Item) -> bool:
 
 
 def redact_report(
-    item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
+    item: pytest.Item,
+    call: pytest.CallInfo[None],
+    report: pytest.TestReport,
+    secrecy: Secrecy,
+    hidden: set[str],
 ) -> None:
-    """Rewrite ``report`` of an item using the entries, on a secret run (see the docstring)."""
+    """On a secret run, rewrite ``report`` of an item using the entries (see the docstring);
+    its node id joins ``hidden``, whose warnings are withheld too."""
+    if not secrecy.withheld or not uses_entries(item):
+        return
+    hidden.add(item.nodeid)
     report.sections = []
     report.user_properties = [
         (name, value if _number(value) else WITHHELD) for name, value in report.user_properties
@@ -82,6 +95,16 @@ def redact_report(
         return
     kind = call.excinfo.typename if call.excinfo is not None else "failure"
     report.longrepr = f"{_where(item, call)}: {kind} ({HIDDEN})"
+
+
+def redact_warning(warning: warnings.WarningMessage, hidden: bool) -> None:
+    """A warning a hidden test raised keeps its category and place, not its message."""
+    if not hidden:
+        return
+    try:
+        warning.message = warning.category(HIDDEN)
+    except Exception:  # a category whose constructor wants other arguments
+        warning.message = Warning(HIDDEN)
 
 
 def _where(item: pytest.Item, call: pytest.CallInfo[None]) -> str:
