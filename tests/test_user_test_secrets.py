@@ -57,6 +57,11 @@ def test_skips_and_xfails(mteval_entry):
         pytest.skip(mteval_entry.source)
     pytest.xfail(mteval_entry.reference)
 
+def test_subtests(mteval_entry, subtests):
+    with subtests.test(msg=mteval_entry.source[:30], reference=mteval_entry.reference):
+        print("in a subtest:", mteval_entry.source)
+        assert False, mteval_entry.reference
+
 def test_the_text_is_there_but_not_in_reprs(mteval_entry, mteval_result):
     shown = repr(mteval_entry) + str(mteval_entry) + repr(mteval_result) + str(mteval_result)
     for text in (mteval_entry.source, mteval_entry.reference, mteval_result["predicted"]):
@@ -141,7 +146,8 @@ def test_a_failing_user_test_on_an_encrypted_corpus_shows_no_text(
     leaked = [form for form in _forms(marked[1]) if form in shown]
     assert not leaked, f"shown: {leaked[0]!r}"
     # 4 entry items, the README test passes on 2 entries (no "the"), the others as written
-    result.assert_outcomes(passed=4 + 2 + 4 + 4, failed=2 + 4 + 4, skipped=1, xfailed=3)
+    # each subtest's failure counts once, and its test once more
+    result.assert_outcomes(passed=4 + 2 + 4 + 4, failed=2 + 4 + 4 + 4 * 2, skipped=1, xfailed=3)
     assert "details hidden: scores-only run" in shown
     assert "test_user.py" in shown  # where and what, still
     assert "AssertionError" in shown
@@ -186,4 +192,5 @@ def test_every_kind_of_secret_run_hides_the_text(
     shown, result = _run(pytester, corpus, "--tb=long", "-l", *args)
     leaked = [form for form in _forms(texts) if form in shown]
     assert not leaked, f"shown: {leaked[0]!r}"
-    result.assert_outcomes(passed=4 + 2 + 4 + 4, failed=2 + 4 + 4, skipped=1, xfailed=3)
+    # each subtest's failure counts once, and its test once more
+    result.assert_outcomes(passed=4 + 2 + 4 + 4, failed=2 + 4 + 4 + 4 * 2, skipped=1, xfailed=3)

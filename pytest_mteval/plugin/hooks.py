@@ -113,8 +113,7 @@ def _covered_by_args(config: pytest.Config, corpus: Path) -> bool:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "mteval_entry" not in metafunc.fixturenames and "mteval_result" not in metafunc.fixturenames:
         return
-    state = metafunc.config.stash.get(STATE, None)
-    entries, ids = redact.fixture_entries(state) if state else ([], [])
+    entries, ids = redact.fixture_entries(metafunc.config.stash.get(STATE, None))
     metafunc.parametrize("mteval_entry", entries, ids=ids)
 
 
@@ -128,8 +127,7 @@ def mteval_entry() -> Entry:
 def mteval_result(request: pytest.FixtureRequest, mteval_entry: Entry) -> Mapping[str, Any]:
     """The entry's record: prediction and metrics, the same one the entry item reports."""
     state = request.config.stash[STATE]
-    record = state.record_for(state.index_of[mteval_entry.key])
-    request.node.stash[RECORD] = record
+    request.node.stash[RECORD] = record = state.record_for(state.index_of[mteval_entry.key])
     return redact.fixture_record(record, state.secrecy)  # on a secret run, with a silent repr
 
 
@@ -239,7 +237,9 @@ class ActiveRun:
     def pytest_warning_recorded(self, warning_message: Any, nodeid: str) -> None:
         redact.redact_warning(warning_message, nodeid in self.hidden)
 
+    @pytest.hookimpl(tryfirst=True)  # a subtest's report is made outside makereport's wrapper
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        redact.redact_logged(report, self.hidden)
         found = getattr(report, "mteval_record", None)
         if found is None and report.failed:
             self.run.ledger.no_record(report.nodeid, failure_reason(report))

@@ -21,6 +21,7 @@ not covered.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Mapping
 from typing import Any, Final
@@ -47,9 +48,11 @@ class WithheldRecord(dict[str, Any]):
     __str__ = __repr__
 
 
-def fixture_entries(state: RunState) -> tuple[list[Entry], list[str]]:
+def fixture_entries(state: RunState | None) -> tuple[list[Entry], list[str]]:
     """The entries ``mteval_entry`` is parametrized with (on a secret run with a silent repr),
-    and their ids."""
+    and their ids; none without a run."""
+    if state is None:
+        return [], []
     entries = list(state.corpus.entries)
     if state.secrecy.withheld:
         entries = [SecretEntry.model_construct(e.model_fields_set, **dict(e)) for e in entries]
@@ -95,6 +98,21 @@ def redact_report(
         return
     kind = call.excinfo.typename if call.excinfo is not None else "failure"
     report.longrepr = f"{_where(item, call)}: {kind} ({HIDDEN})"
+
+
+def redact_logged(report: pytest.TestReport, hidden: set[str]) -> None:
+    """A hidden test's report as it is logged: a subtest's is made after the makereport
+    wrapper ran, with the subtest's message, keywords and captured output added."""
+    if report.nodeid not in hidden:
+        return
+    report.sections = []
+    found = getattr(report, "context", None)  # a subtest's message and keyword values
+    if not (dataclasses.is_dataclass(found) and hasattr(found, "msg")):
+        return
+    context: Any = found
+    kwargs = dict.fromkeys(getattr(context, "kwargs", None) or {}, WITHHELD)
+    msg = HIDDEN if context.msg else None
+    report.context = dataclasses.replace(context, msg=msg, kwargs=kwargs)  # type: ignore[attr-defined]
 
 
 def redact_warning(warning: warnings.WarningMessage, hidden: bool) -> None:
