@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import subprocess
 import sys
 import tarfile
@@ -28,11 +29,13 @@ pytest.importorskip("hypothesis")
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from test_faults_properties import TEMPLATE, documents, json_values, mutated_cards
+from test_faults_properties import TEMPLATE, documents, either, json_values, mutated_cards
 
 from pytest_mteval.cli.main import main as mteval_main
+from pytest_mteval.run.audit_log import GENESIS
 
-EXAMPLES = 40
+#: Inputs per case; MTEVAL_CLI_EXAMPLES=500 explores further (the CI default stays fast).
+EXAMPLES = int(os.environ.get("MTEVAL_CLI_EXAMPLES", "40"))
 #: Exit statuses the README documents for a refused input: 1 (invalid, refused) and 2
 #: (unreadable, usage); 0 when a mutated card happens to be valid.
 ERRORS = frozenset({1, 2})
@@ -109,13 +112,39 @@ index_lines = st.lists(
 ).map(lambda lines: "\n".join(lines).encode())
 
 
+#: Audit log lines with the chain's fields, each well-typed or any JSON value.
+audit_lines = st.lists(
+    st.fixed_dictionaries(
+        {"seq": either(st.integers(0, 3)), "prev": either(st.just(GENESIS))},
+        optional={"kind": json_values, "status": json_values},
+    ).map(json.dumps),
+    max_size=4,
+).map(lambda lines: "\n".join(lines).encode())
+#: A BUNDLE.json listing files, each entry well-typed or any JSON value.
+bundle_index = st.fixed_dictionaries(
+    {
+        "files": either(
+            st.dictionaries(
+                st.sampled_from(["card.json", "x", "../y"]),
+                either(
+                    st.fixed_dictionaries(
+                        {"sha256": either(st.text(max_size=4)), "size": either(st.integers())}
+                    )
+                ),
+                max_size=2,
+            )
+        )
+    }
+).map(lambda d: json.dumps(d).encode())
+
+
 @st.composite
 def tarballs(draw: st.DrawFn) -> bytes:
     """A gzipped tar whose BUNDLE.json (and card) are any file of ``anything``."""
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w:gz") as tar:
         for name in draw(st.sets(st.sampled_from(["BUNDLE.json", "card.json", "x"]), max_size=3)):
-            data = draw(anything)
+            data = draw(st.one_of(bundle_index, anything) if name == "BUNDLE.json" else anything)
             info = tarfile.TarInfo(name)
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
@@ -238,6 +267,7 @@ CASES = [
         marks=others("review/ingest.py (csv field over 131072 characters)"),
         known=(b"sample_id,entry_id,reviewer,rating\n" + b"a" * 140_000,),
     ),
+    Case(("review", "ingest", "{bad}", "{ratings}", "--out", "{out}")),
     Case(
         ("bundle", "check", "{bad}"),
         st.one_of(tarballs(), texts),
@@ -247,7 +277,7 @@ CASES = [
     ),
     Case(
         ("audit-log", "verify", "{bad}"),
-        st.one_of(anything, index_lines),
+        st.one_of(audit_lines, anything, index_lines),
         "log.jsonl",
         known=(DEEP,),  # run/audit_log.py: RecursionError is "not JSON" too
     ),
@@ -281,7 +311,15 @@ def _fixed(folder: Path) -> dict[str, str]:
     corpus.write_text(json.dumps(_corpus()), encoding="utf-8")
     _run(["corpus", "encrypt", str(corpus), str(enc), "--key-file", str(key), "--new-key"])
     log.write_text("", encoding="utf-8")
-    return {"card": str(card), "key": str(key), "enc": str(enc), "log": str(log)}
+    ratings = folder / "ratings.csv"
+    ratings.write_text("sample_id,entry_id,reviewer,rating\ns,1,ana,4\n", encoding="utf-8")
+    return {
+        "card": str(card),
+        "key": str(key),
+        "enc": str(enc),
+        "log": str(log),
+        "ratings": str(ratings),
+    }
 
 
 def _corpus() -> dict[str, object]:
