@@ -1,8 +1,10 @@
 """The user's own per-entry tests on a secret run (issue 21, item 4): the README's example,
 failing on an encrypted corpus, must not put the entry's source, reference or prediction on the
-terminal or into junit, whatever pytest is asked to show (long tracebacks, locals, captured
-output, -rA, --setup-show). The objects the fixtures hand over still carry the text: the tests
-can check it, only pytest's reporting of them is withheld."""
+terminal or into junit, whatever pytest is asked to show (every --tb style, locals, captured
+output, warnings, subtests, properties, -rA, --setup-show), on every kind of secret run
+(encrypted corpus, --mteval-scores-only, secret segments, under xdist). The objects the
+fixtures hand over still carry the text: the tests can check it, only pytest's reporting of
+them is withheld (plugin/redact_reports.py)."""
 
 from __future__ import annotations
 
