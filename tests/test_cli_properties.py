@@ -4,8 +4,8 @@ deep nesting, 5,000-digit numbers, NaN, bytes that are not UTF-8, nothing at all
 ends with a documented exit status and a short message, never a traceback.
 
 The commands run in process (``main(argv)``) for speed. Each case counts the inputs it ran and
-checks the count, so that a case cannot pass by running nothing. A case whose fault lies in
-code another change of issue 21 is fixing is marked xfail(strict=True) with where it fails.
+checks the count, so that a case cannot pass by running nothing. The inputs that once ended in
+a traceback are tried first in every run (``known``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import tarfile
 import tempfile
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -35,7 +35,7 @@ from pytest_mteval.cli.main import main as mteval_main
 from pytest_mteval.run.audit_log import GENESIS
 
 #: Inputs per case. MTEVAL_CLI_EXAMPLES=500 explores further, with new inputs each run; the
-#: default (CI) run is the same every time, so a strict xfail stays failing.
+#: default (CI) run is the same every time.
 EXAMPLES = int(os.environ.get("MTEVAL_CLI_EXAMPLES", "40"))
 EXPLORE = "MTEVAL_CLI_EXAMPLES" in os.environ
 #: Exit statuses the README documents for a refused input: 1 (invalid, refused) and 2
@@ -200,8 +200,7 @@ class Case:
     inputs: st.SearchStrategy[bytes] = anything
     bad: str = "input.json"
     codes: frozenset[int] = ERRORS
-    marks: tuple[pytest.MarkDecorator, ...] = field(default=())
-    #: Inputs always tried first: the regressions found, and the tracebacks of others' code.
+    #: Inputs always tried first: each ended in a traceback once.
     known: tuple[bytes, ...] = ()
     examples: int = EXAMPLES
     runner: Runner = _run
@@ -209,12 +208,6 @@ class Case:
     @property
     def id(self) -> str:
         return " ".join(self.argv)
-
-
-def others(where: str) -> tuple[pytest.MarkDecorator, ...]:
-    """A traceback in code another change of issue 21 fixes: expected until it lands (then
-    strict makes the pass visible: drop the mark)."""
-    return (pytest.mark.xfail(strict=True, reason=f"traceback in {where} (fixed elsewhere)"),)
 
 
 def bundle_of(data: bytes) -> bytes:
@@ -266,7 +259,6 @@ CASES = [
         ("review", "ingest", "{card}", "{bad}", "--out", "{out}"),
         csvs,
         "r.csv",
-        marks=others("review/ingest.py (csv field over 131072 characters)"),
         known=(b"sample_id,entry_id,reviewer,rating\n" + b"a" * 140_000,),
     ),
     Case(("review", "ingest", "{bad}", "{ratings}", "--out", "{out}")),
@@ -274,7 +266,6 @@ CASES = [
         ("bundle", "check", "{bad}"),
         st.one_of(tarballs(), texts),
         "b.tar.gz",
-        marks=others('cards/bundle.py ("files": null, deep nesting)'),
         known=(bundle_of(b'{"files": null}'), bundle_of(DEEP)),
     ),
     Case(
@@ -285,7 +276,6 @@ CASES = [
     ),
     Case(
         ("audit-log", "verify", "{log}", "--card", "{bad}"),
-        marks=others("cli/audit_log.py (the card is read with json.loads)"),
         known=(DEEP,),
     ),
     # `mteval sweep` runs `pytest --mteval-sweep`: once as the command, then in process
@@ -367,7 +357,7 @@ def _check(case: Case) -> Callable[[Path], int]:
     return run
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=c.id, marks=c.marks) for c in CASES])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
 def test_a_command_answers_every_file_with_a_short_message(case: Case, tmp_path: Path) -> None:
     ran = _check(case)(tmp_path)
     assert ran >= case.examples + len(case.known)

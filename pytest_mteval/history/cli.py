@@ -83,8 +83,10 @@ def _show(args: argparse.Namespace) -> int:
     except (HistoryError, runcard.RunCardError) as exc:
         print(f"mteval show: {exc}")
         return 2
-    except (KeyError, TypeError) as exc:
-        print(f"mteval show: {path}: not a run card ({exc!r} missing)")
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        # a field the schema leaves open (an extension's block) of a shape the summary
+        # cannot read: one line, never a traceback
+        print(f"mteval show: {path}: cannot summarize this card ({type(exc).__name__}: {exc})")
         return 2
     print("\n".join(lines))
     coverage = card.get("coverage") or {}

@@ -20,7 +20,13 @@ from pytest_mteval.corpus import Corpus, CorpusError
 from pytest_mteval.errors import MtevalError, SettingsError, check_output_path
 from pytest_mteval.llm.pricing import PriceError, load_prices
 from pytest_mteval.methods.audit import AuditError, audit_method
-from pytest_mteval.methods.loader import MethodLoadError, MethodSource, Registered, find_method
+from pytest_mteval.methods.loader import (
+    MethodLoadError,
+    MethodSource,
+    PackagedFolder,
+    Registered,
+    find_method,
+)
 from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
 from pytest_mteval.methods.preflight import run_preflight
 from pytest_mteval.methods.protocol import RunConfig
@@ -175,8 +181,8 @@ def _audit(settings: Settings, registered: Mapping[str, Registered]) -> dict[str
         found = registered.get(str(settings.method))
         if isinstance(found, MethodSource) and found.directory is not None:
             folder = found.directory
-        elif isinstance(found, Path):
-            folder = found.resolve()
+        elif isinstance(found, Path | PackagedFolder):
+            folder = (found.folder if isinstance(found, PackagedFolder) else found).resolve()
         else:
             return None
     if not (folder / "method.json").is_file():
