@@ -109,9 +109,11 @@ def test_a_4mb_prediction_is_cut_flagged_and_scored_on_the_cut(
         assert "truncated_for_scoring" not in rows[key]
         assert rows[key]["predicted"] == rows[key]["source"].upper()
     flags = [f for f in card["flags"] if f["code"] == "truncated_for_scoring"]
-    assert len(flags) == 1 and flags[0]["entry_ids"] == ["2"]
+    assert len(flags) == 1
+    assert flags[0]["entry_ids"] == ["2"]
     out = result.stdout.str()
-    assert "FLAG" in out and "truncated_for_scoring: 1 of 4 entries" in out
+    assert "FLAG" in out
+    assert "truncated_for_scoring: 1 of 4 entries" in out
     assert "Traceback" not in out
 
 
@@ -122,7 +124,8 @@ def test_the_cache_keeps_the_cut_and_its_flag(pytester: pytest.Pytester) -> None
         for p in (pytester.path / ".mteval" / "cache").rglob("*.json")
         if p.name != "fingerprint.json"
     ]
-    assert stored and max(len(text) for text in stored) < 3 * SCORING_CAP
+    assert stored
+    assert max(len(text) for text in stored) < 3 * SCORING_CAP
     _, path = _session(pytester, "--mteval-method-arg=size=20000")
     card = checked_card(path)
     assert card["cache"]["cache_hits"] == 4
@@ -146,7 +149,8 @@ def test_scoring_past_its_timeout_is_that_entrys_error(pytester: pytest.Pytester
     card = checked_card(path)
     rows = _rows(card)
     assert rows["2"]["error"] == "scoring timed out: the metrics took over 0.5s"
-    assert rows["2"]["predicted"] is None and rows["2"]["chrf_score"] is None
+    assert rows["2"]["predicted"] is None
+    assert rows["2"]["chrf_score"] is None
     for key in ("1", "3", "4"):
         assert rows[key]["error"] is None
         assert rows[key]["plugin_metrics"] == {"slow": {"ok": 1}}
