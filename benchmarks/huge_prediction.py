@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 MANIFEST = {
     "name": "huge",
@@ -69,7 +70,9 @@ def _corpus(folder: Path, entries: int) -> Path:
     return path
 
 
-def run_case(folder: Path, args: dict[str, str], timeout_s: float, pythonpath: str | None) -> dict:
+def run_case(
+    folder: Path, args: dict[str, str], timeout_s: float, pythonpath: str | None
+) -> dict[str, Any]:
     """One session: wall time, the controller's peak RSS (MB), and its card's flags."""
     card = folder / f"card-{time.monotonic_ns()}.json"
     argv = [
@@ -96,15 +99,15 @@ def run_case(folder: Path, args: dict[str, str], timeout_s: float, pythonpath: s
         argv, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     deadline = started + timeout_s
-    status, usage = 0, None
+    usage = None
     while time.perf_counter() < deadline:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        pid, _, usage = os.wait4(proc.pid, os.WNOHANG)
         if pid:
             break
         time.sleep(0.05)
     else:
         proc.kill()
-        _, status, usage = os.wait4(proc.pid, 0)
+        _, _, usage = os.wait4(proc.pid, 0)
         return {"wall_s": None, "rss_mb": usage.ru_maxrss / 1024, "note": "timed out"}
     wall = time.perf_counter() - started
     note = "no card"
