@@ -15,7 +15,9 @@ from conftest import envelope, flores_entries
 from faults import checked_card
 from methods_for_tests import MANIFEST
 
-from pytest_mteval.run.result_model import SCORING_CAP, cut_for_scoring, scoring_limit
+from pytest_mteval.metrics.bounds import SCORING_CAP, scoring_limit
+from pytest_mteval.run.result_model import cut_for_scoring
+from pytest_mteval.scoring.comparable import harness_row
 
 pytest_plugins = ["pytester"]
 
@@ -171,3 +173,15 @@ def test_the_limit_follows_the_source_and_the_cap() -> None:
         "kept_chars": SCORING_CAP,
         "predicted_chars": SCORING_CAP + 1,
     }
+
+
+def test_a_reference_harness_reports_huge_prediction_is_scored_on_the_cut() -> None:
+    """A baseline report is re-scored by our code (scoring/comparable.py): the same bound."""
+    entry = flores_entries(1)[0]
+    huge = "x " * 2_000_000
+    row = harness_row({**entry, "expected": entry["reference"], "predicted": huge})
+    cut = huge[: scoring_limit(entry["source"])]
+    assert row["predicted"] == cut
+    assert row["ter_score"] == pytest.approx(
+        sacrebleu.sentence_ter(cut, [entry["reference"]]).score, abs=1e-9
+    )

@@ -19,6 +19,7 @@ from pydantic_core import ErrorDetails
 
 from pytest_mteval.errors import first_unencodable
 from pytest_mteval.methods.protocol import MethodResult
+from pytest_mteval.metrics.bounds import scoring_limit
 
 #: Counts above 2**53 cannot travel through JSON readers that use doubles.
 MAX_COUNT: Final = 2**53
@@ -26,14 +27,6 @@ Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
 Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 #: Keys of a result that only the harness sets (a method's own are dropped).
 HARNESS_KEYS: Final = frozenset({"id", "cached", "truncated_for_scoring"})
-#: A prediction is cut for scoring past ``max(SCORING_MULTIPLE * len(source) + SCORING_SLACK,
-#: SCORING_CAP)`` characters. The shipped corpora's longest reference is 632 characters and
-#: their largest reference/source ratio 1.81 (9.0 for a one-letter vocabulary source, which
-#: the slack covers), so no honest translation comes near; TER grows faster than linearly
-#: with length (a 100 KB prediction took 8 s, 4 MB never finished), so the cut bounds it.
-SCORING_MULTIPLE: Final = 8
-SCORING_SLACK: Final = 200
-SCORING_CAP: Final = 16 * 1024
 
 _STRICT = ConfigDict(strict=True, extra="allow", frozen=True)
 
@@ -115,11 +108,6 @@ def validate_result(entry_key: str, raw: Mapping[str, Any]) -> MethodResult:
     except (TypeError, ValueError) as exc:
         raise ResultProblem(f"entry {entry_key}: not plain JSON: {exc}") from None
     return out  # type: ignore[return-value]
-
-
-def scoring_limit(source: str) -> int:
-    """How many characters of a prediction of ``source`` are scored."""
-    return max(SCORING_MULTIPLE * len(source) + SCORING_SLACK, SCORING_CAP)
 
 
 def cut_for_scoring(source: str, raw: Mapping[str, Any]) -> dict[str, Any]:
