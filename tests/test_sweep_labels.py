@@ -10,12 +10,9 @@ import re
 import shlex
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from conftest import CORPORA, METHODS
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.sweep import plan as sweep_plan
@@ -96,32 +93,3 @@ def test_label_parts_follow_the_documented_rule():
     assert sweep_plan.label_part("日本語") == "x"
     assert sweep_plan.label_part("gpt-4.1+mini") == "gpt-4.1+mini"
     assert len(sweep_plan.label_part("a" * 500)) == 48
-
-
-def toml_string(text: str) -> str:
-    """A TOML basic string holding ``text`` exactly (controls and quotes escaped)."""
-    body = "".join(c if c.isprintable() and c not in '"\\' else f"\\U{ord(c):08x}" for c in text)
-    return f'"{body}"'
-
-
-SCRATCH = Path(tempfile.mkdtemp(prefix="mteval-sweep-labels-"))
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    st.lists(
-        st.text(st.characters(exclude_characters="/\x00", codec="utf-8"), min_size=1),
-        min_size=2,
-        max_size=6,
-        unique=True,
-    )
-)
-def test_any_corpus_file_names_give_unique_valid_labels(stems):
-    """Any set of distinct corpus file names: one label each, all different, all valid
-    (the corpora need not exist to plan the sweep)."""
-    corpora = ", ".join(toml_string(f"{stem}.json") for stem in stems)
-    path = SCRATCH / "sweep.toml"
-    path.write_text(f'[sweep]\ncorpus = [{corpora}]\nmethod = "identity"\n', encoding="utf-8")
-    labels = [c.label for c in load_plan(path, SCRATCH).combinations]
-    assert len(labels) == len(set(labels)) == len(stems)
-    assert all(LABEL.fullmatch(label) and len(label) <= 120 for label in labels), labels
