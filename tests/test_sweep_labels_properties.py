@@ -20,9 +20,7 @@ def toml_string(text: str) -> str:
     return f'"{body}"'
 
 
-@settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=200, deadline=None)
 @given(
     st.lists(
         st.text(st.characters(exclude_characters="/\x00", codec="utf-8"), min_size=1),
