@@ -173,3 +173,14 @@ class Dataset(BaseModel):
     consent: StrictStr | None = None
     #: Which reference the corpus uses and how it was judged (issue 15).
     reference_quality: ReferenceQuality | None = None
+
+
+class SecretEntry(Entry):
+    """An entry of a secret run as handed to the user's own tests: the same fields, so the
+    tests can check the text, but a repr (what pytest prints for fixture values, locals and
+    assertion operands) naming only the id and segment."""
+
+    def __repr_args__(self) -> Any:
+        yield "id", self.id
+        yield "segment", self.segment
+        yield "text", "withheld (secret run)"

@@ -22,6 +22,7 @@ INTERNAL = {
     # runner and gateway plumbing: caught where raised, recorded on the entry
     "pytest_mteval.run.protocol.ProtocolError",
     "pytest_mteval.run.upstream.UpstreamError",
+    "pytest_mteval.run.gateway_request.BadRequest",
     "pytest_mteval.run.result_model._FieldError",
     "pytest_mteval.run.result_model.ResultProblem",
     "pytest_mteval.run.translate.HarnessTimeout",

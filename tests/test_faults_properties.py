@@ -254,8 +254,8 @@ def test_mteval_verify_answers_every_input_with_one_line() -> None:
             with contextlib.redirect_stdout(out):
                 code = mteval_main(["verify", str(path)])
             lines = out.getvalue().splitlines()
-            # OK adds one line about the signature; INVALID is one line
-            assert len(lines) == (2 if code == 0 else 1)
+            # OK adds a line about the signature and one about the code hash; INVALID is one
+            assert len(lines) == (3 if code == 0 else 1)
             assert (code, lines[0].split()[0]) in {(0, "OK"), (1, "INVALID")}
 
         verify()

@@ -160,3 +160,29 @@ def test_run_report_of_a_session(pytester, tmp_path):
         assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
         shot = full_page_screenshot(driver, tmp_path / "report.png")
     assert shot.stat().st_size > 20_000
+
+
+def test_hostile_strings_stay_text_in_the_browser(tmp_path):
+    """A card whose method, model, prediction, domain and flag break out of a script, fill a
+    placeholder, look like a template and carry event handlers: in a real browser nothing
+    runs, no element is added, and the page's data parses back to the string."""
+    from test_pages_hostile import HOSTILE, hostile_card
+
+    card = hostile_card(tmp_path, "hostile", HOSTILE)
+    assert main(["report", str(card), "--html", str(tmp_path / "r.html")]) == 0
+    assert main(["leaderboard", str(card), "--html", str(tmp_path / "l.html")]) == 0
+    with chromium() as driver:
+        for name, shown in (("r.html", "h1"), ("l.html", "tr.card-row td:nth-child(2)")):
+            driver.get((tmp_path / name).as_uri())
+            # an alert() would be open now, and this call would raise UnexpectedAlertPresent
+            counts = driver.execute_script(
+                "return [document.scripts.length, document.images.length,"
+                " document.querySelectorAll('[onerror]').length,"
+                " JSON.parse(document.getElementById('mteval-page').textContent)]"
+            )
+            assert counts[:3] == [2, 0, 0]
+            data = counts[3] if name == "r.html" else counts[3]["boards"][0]["rows"][0]
+            assert data["method"] == HOSTILE
+            assert HOSTILE in driver.find_element("css selector", shown).text
+            assert console_errors(driver) == []
+        full_page_screenshot(driver, tmp_path / "hostile.png")

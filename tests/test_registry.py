@@ -62,7 +62,9 @@ def test_an_entry_point_class_is_built_with_its_manifest(site):
     assert source.manifest.method_id == "good"
     assert source.directory == site / "good_method"
     found = find_method("good", Path("/nonexistent"), {"good": source})
-    assert found is source
+    assert found.factory is source.factory  # the same source, its code hashed when asked for
+    assert found.code is not None
+    assert found.code["distribution"] is None  # this distribution lists no files (no RECORD)
     method = found.factory(RunConfig())
     assert type(method).__name__ == "Good"
 

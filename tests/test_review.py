@@ -19,6 +19,19 @@ from pytest_mteval.review import agreement, form, sample
 from pytest_mteval.scoring.composite import CANDIDATE_LABEL
 
 ENTRIES = 40
+# the sheets hold whole predictions, some longer than csv's default field limit
+csv.field_size_limit(2**31 - 1)
+
+
+def record_of(sheet):
+    """The sample record `mteval review sample` wrote beside a CSV template."""
+    [record] = sheet.parent.glob("*.sample.json")
+    return record
+
+
+def ingest(sheet, *args):
+    """`mteval review ingest` against the sample record of ``sheet``."""
+    return mteval("review", "ingest", *args, "--sample", record_of(sheet))
 
 
 def mteval(*args):
@@ -30,19 +43,21 @@ def mteval(*args):
     )
 
 
-@pytest.fixture(scope="module")
-def candidate(tmp_path_factory):
-    """A real session's card that reaches the top tier: the references replayed (one
-    session for the module; tests that change a card write their own copy)."""
-    folder = tmp_path_factory.mktemp("candidate")
+def build_card(folder, hostile=None):
+    """A real session's card over ``ENTRIES`` FLORES entries, the references replayed as
+    predictions except where ``hostile`` (entry index -> prediction) says otherwise."""
     entries = flores_entries(ENTRIES)
     for i, entry in enumerate(entries):
         entry["difficulty"] = 1 + i % 3
     corpus = folder / "corpus.json"
     corpus.write_text(json.dumps(envelope(entries), ensure_ascii=False), encoding="utf-8")
     predictions = folder / "predictions.jsonl"
+    predicted = [(hostile or {}).get(i, e["reference"]) for i, e in enumerate(entries)]
     predictions.write_text(
-        "".join(json.dumps({"id": e["id"], "predicted": e["reference"]}) + "\n" for e in entries),
+        "".join(
+            json.dumps({"id": e["id"], "predicted": p}) + "\n"
+            for e, p in zip(entries, predicted, strict=True)
+        ),
         encoding="utf-8",
     )
     card = folder / "card.json"
@@ -66,7 +81,15 @@ def candidate(tmp_path_factory):
         text=True,
         check=False,
     )
-    assert done.returncode == 0, done.stdout
+    assert runcard.load(card)["results"], done.stdout
+    return card
+
+
+@pytest.fixture(scope="module")
+def candidate(tmp_path_factory):
+    """A real session's card that reaches the top tier: the references replayed (one
+    session for the module; tests that change a card write their own copy)."""
+    card = build_card(tmp_path_factory.mktemp("candidate"))
     loaded = runcard.load(card)
     assert loaded["scores"]["quality_tier"] == CANDIDATE_LABEL
     return card
@@ -74,23 +97,27 @@ def candidate(tmp_path_factory):
 
 def test_sample_is_stratified_seeded_and_written_as_form_and_template(candidate, tmp_path):
     out = tmp_path / "sheets"
-    done = mteval("review", "sample", candidate, "-n", 12, "--seed", 3, "--out", out)
+    done = mteval("review", "sample", candidate, "-n", 30, "--seed", 3, "--out", out)
     assert done.returncode == 0, done.stdout
     card = runcard.load(candidate)
     [html] = out.glob("*.html")
     [template] = out.glob("*.csv")
     rows = list(csv.DictReader(template.open(encoding="utf-8")))
-    assert len(rows) == 12
+    assert len(rows) == 30
     by_id = {r["entry_id"]: r for r in card["results"]}
-    # proportional allocation: 14/13/13 entries per difficulty -> 4.2/3.9/3.9 of 12 -> 4/4/4
-    assert Counter(by_id[r["entry_id"]]["difficulty"] for r in rows) == {1: 4, 2: 4, 3: 4}
+    # proportional allocation: 14/13/13 entries per difficulty -> 10.5/9.75/9.75 of 30 ->
+    # 10/9/9 and the two largest remainders -> 10/10/10
+    assert Counter(by_id[r["entry_id"]]["difficulty"] for r in rows) == {1: 10, 2: 10, 3: 10}
     assert all(r["prediction"] == by_id[r["entry_id"]]["predicted"] for r in rows)
-    assert {r["sample_id"] for r in rows} == {f"{card['run_card_hash'][:12]}-n12-s3"}
+    assert {r["sample_id"] for r in rows} == {f"{card['run_card_hash'][:12]}-n30-s3"}
     page = html.read_text(encoding="utf-8")
     assert all(r["entry_id"] in page for r in rows)
-    again = sample.draw(card, 12, 3).entry_ids()
+    again = sample.draw(card, 30, 3).entry_ids()
     assert again == [r["entry_id"] for r in rows]
-    assert sample.draw(card, 12, 4).entry_ids() != again
+    assert sample.draw(card, 30, 4).entry_ids() != again
+    kept = json.loads(record_of(template).read_text(encoding="utf-8"))
+    assert kept["card_hash"] == card["run_card_hash"]
+    assert (kept["size"], kept["seed"], kept["entry_ids"]) == (30, 3, again)
 
 
 def test_form_shows_hostile_text_as_data_only():
@@ -135,7 +162,7 @@ def test_round_trip_turns_a_candidate_into_a_community_validated_card(candidate,
     a = rate(tmp_path / "a.csv", sheet, "Alice Example", first)
     b = rate(tmp_path / "b.csv", sheet, "Bob Example", second, "2026-12-02")
     out = tmp_path / "validated.json"
-    done = mteval("review", "ingest", candidate, a, b, "--out", out)
+    done = ingest(sheet, candidate, a, b, "--out", out)
     assert done.returncode == 0, done.stdout
     parent, child = runcard.load(candidate), runcard.load(out)
     assert child["scores"]["quality_tier"] == "fluent (community validated)"
@@ -165,7 +192,7 @@ def test_ratings_below_threshold_leave_the_candidate_label(candidate, sheet, tmp
     a = rate(tmp_path / "a.csv", sheet, "A", poor)
     b = rate(tmp_path / "b.csv", sheet, "B", poor)
     out = tmp_path / "validated.json"
-    assert mteval("review", "ingest", candidate, a, b, "--out", out).returncode == 0
+    assert ingest(sheet, candidate, a, b, "--out", out).returncode == 0
     child = runcard.load(out)
     assert child["human_validation"]["meets_threshold"] is False
     assert child["scores"]["quality_tier"] == CANDIDATE_LABEL
@@ -174,7 +201,7 @@ def test_ratings_below_threshold_leave_the_candidate_label(candidate, sheet, tmp
 def test_one_reviewer_is_not_enough(candidate, sheet, tmp_path):
     a = rate(tmp_path / "a.csv", sheet, "A", ["excellent"] * 30)
     out = tmp_path / "validated.json"
-    assert mteval("review", "ingest", candidate, a, "--out", out).returncode == 0
+    assert ingest(sheet, candidate, a, "--out", out).returncode == 0
     assert runcard.load(out)["scores"]["quality_tier"] == CANDIDATE_LABEL
 
 
@@ -199,7 +226,7 @@ def test_bad_ratings_get_one_line_naming_file_line_and_field(
         writer.writeheader()
         writer.writerows(rows)
     b = rate(tmp_path / "b.csv", sheet, "B", ["excellent"] * 30)
-    done = mteval("review", "ingest", candidate, path, b, "--out", tmp_path / "v.json")
+    done = ingest(sheet, candidate, path, b, "--out", tmp_path / "v.json")
     assert done.returncode == 1
     line = done.stdout.strip()
     assert "\n" not in line
@@ -211,22 +238,23 @@ def test_bad_ratings_get_one_line_naming_file_line_and_field(
 def test_a_sheet_from_another_card_or_a_duplicate_reviewer_is_refused(candidate, sheet, tmp_path):
     a = rate(tmp_path / "a.csv", sheet, "Same", ["excellent"] * 30)
     b = rate(tmp_path / "b.csv", sheet, "same", ["excellent"] * 30)
-    done = mteval("review", "ingest", candidate, a, b, "--out", tmp_path / "v.json")
+    done = ingest(sheet, candidate, a, b, "--out", tmp_path / "v.json")
     assert "reviewer 'same' appears in more than one file" in done.stdout
+    assert f"as 'Same' in {a}" in done.stdout
     other = runcard.load(candidate)
     other["temperature"] = 0.5
     other_path = tmp_path / "other.json"
     runcard.write_new(runcard.seal(other), other_path)
-    done = mteval("review", "ingest", other_path, a, "--out", tmp_path / "v.json")
+    done = ingest(sheet, other_path, a, "--out", tmp_path / "v.json")
     assert done.returncode == 1
-    assert "was drawn from another card" in done.stdout
+    assert "field 'card_hash': drawn from card" in done.stdout
 
 
 def test_a_forged_or_edited_validated_card_does_not_verify(candidate, sheet, tmp_path):
     poor = ["reject"] * 30
     a, b = (rate(tmp_path / f"{n}.csv", sheet, n, poor) for n in "ab")
     out = tmp_path / "validated.json"
-    assert mteval("review", "ingest", candidate, a, b, "--out", out).returncode == 0
+    assert ingest(sheet, candidate, a, b, "--out", out).returncode == 0
     forged = runcard.load(out)
     forged["scores"]["quality_tier"] = "fluent (community validated)"
     forged["human_validation"]["meets_threshold"] = True

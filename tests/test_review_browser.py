@@ -1,16 +1,21 @@
 """The review form in headless Chromium: two reviewers fill it and export CSV, and the
-exported files are ingested into a community-validated card (spec §7.3)."""
+exported files are ingested into a community-validated card (spec §7.3); a form of hostile
+predictions shows them as text and exports their cells neutralised (issue 21)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import shutil
 import time
 from pathlib import Path
 
 import pytest
 from test_review import candidate, mteval  # noqa: F401  (the fixture is used by name)
+from test_review_attacks import HOSTILE, HYPERLINK
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.review import form, sample
 
 webdriver = pytest.importorskip("selenium.webdriver")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -65,7 +70,10 @@ def test_two_reviewers_fill_the_form_and_validate_the_card(candidate, browser, t
     assert first.read_text(encoding="utf-8").count("\n") == 31
     assert '"word order, ""mostly"" fine"' in first.read_text(encoding="utf-8")
     validated = tmp_path / "validated.json"
-    done = mteval("review", "ingest", candidate, first, second, "--out", validated)
+    [record] = out.glob("*.sample.json")
+    done = mteval(
+        "review", "ingest", candidate, first, second, "--out", validated, "--sample", record
+    )
     assert done.returncode == 0, done.stdout
     card = runcard.load(validated)
     block = card["human_validation"]
@@ -75,3 +83,27 @@ def test_two_reviewers_fill_the_form_and_validate_the_card(candidate, browser, t
     # combined = the worse of the two: gist where the second said gist (i % 10 == 0: 3 items)
     assert block["ratings"]["gist"] == 3
     assert mteval("verify", validated).returncode == 0
+
+    hostile_form(browser, tmp_path)
+
+
+def hostile_form(driver, tmp_path: Path) -> None:
+    """Predictions that once broke the page (``__TITLE__``, a closing script tag) or would
+    run in a spreadsheet: shown as text, the title untouched, the export quoted."""
+    items = tuple(
+        sample.Item(str(i), f"source {i}", text, "", "difficulty_1")
+        for i, text in sorted(HOSTILE.items())
+    )
+    drawn = sample.Sample("a" * 12 + "-n10-s1", "a" * 64, 10, 1, "difficulty", {}, items)
+    page = tmp_path / "hostile.html"
+    page.write_text(form.html_form(drawn, "Review __DATA__ </title>"), encoding="utf-8")
+    exported = fill(driver, page, "=Reviewer", lambda i: "gist")
+    assert driver.title == "Review __DATA__ </title>"
+    texts = driver.execute_script(
+        "return [...document.querySelectorAll('.item')].map(d => d.children[4].textContent)"
+    )
+    assert texts == [text for _, text in sorted(HOSTILE.items())]
+    rows = list(csv.DictReader(io.StringIO(exported.read_text(encoding="utf-8"), newline="")))
+    assert rows[0]["prediction"] == "'" + HYPERLINK
+    assert rows[0]["reviewer"] == "'=Reviewer"
+    assert not [c for r in rows for c in r.values() if c[:1] in ("=", "+", "-", "@", "\t", "\r")]

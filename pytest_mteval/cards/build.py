@@ -115,6 +115,7 @@ def build_card(
         "method": {
             "name": state.source.name,
             "manifest": manifest.model_dump(by_alias=True) if manifest else None,
+            "code": state.source.code,
             "dependency_class": manifest.dependency_class if manifest else None,
             "run_config": public_config(config, secret_names(manifest)).to_json(),
             "fields": method_fields,

@@ -23,6 +23,19 @@ class DatasetRef(BaseModel):
     reference_quality: ReferenceQuality | None = None
 
 
+class Interval(BaseModel):
+    """A bootstrap interval (``scoring/bootstrap.py`` ``Interval``): numbers, read and
+    formatted by every report."""
+
+    model_config = ConfigDict(extra="allow")
+    score: float | None = None
+    lower: float | None = None
+    upper: float | None = None
+    n_bootstrap: int | None = None
+    seed: int | None = None
+    confidence: float | None = None
+
+
 class Scores(BaseModel):
     """spec §3.4 and §3.6; null where not measured."""
 
@@ -60,7 +73,7 @@ class Scores(BaseModel):
     quality_tier: str | None = None
     quality_tier_uncapped: str | None = None
     cost_adjusted: float | None = None
-    confidence_intervals: dict[str, dict[str, Any]] | None = None
+    confidence_intervals: dict[str, Interval] | None = None
 
 
 #: The spec's scores (§3.4, §3.6): null on a card where not measured.
@@ -140,12 +153,39 @@ class Flag(BaseModel):
     entry_ids: list[str] = Field(default_factory=list)
 
 
+class DistributionCode(BaseModel):
+    """The installed distribution's files under the code rule (``methods/code_hash.py``)."""
+
+    model_config = ConfigDict(extra="allow")
+    name: str
+    version: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    files: int = Field(ge=0)
+    bytes: int = Field(ge=0)
+    missing: int = Field(ge=0)
+
+
+class CodeHash(BaseModel):
+    """The method's code as it ran (``methods/code_hash.py``): the folder's hash, null for a
+    method without one, and its distribution's for a method named by an installed package.
+    Absent from cards made before it existed: they verify, but a bundle of one is refused."""
+
+    model_config = ConfigDict(extra="allow")
+    rule: str
+    sha256: str | None = Field(pattern=r"^[0-9a-f]{64}$")
+    files: int = Field(ge=0)
+    bytes: int = Field(ge=0)
+    distribution: DistributionCode | None = None
+
+
 class MethodInfo(BaseModel):
-    """The method that ran: its name, manifest, run configuration and its own card fields."""
+    """The method that ran: its name, manifest, code hash, run configuration and its own card
+    fields."""
 
     model_config = ConfigDict(extra="allow")
     name: str
     manifest: dict[str, Any] | None = None
+    code: CodeHash | None = None
     dependency_class: str | None = None
     run_config: dict[str, Any] = Field(default_factory=dict)
     fields: dict[str, Any] = Field(default_factory=dict)

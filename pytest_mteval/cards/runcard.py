@@ -264,9 +264,13 @@ def load(path: Path) -> dict[str, Any]:
 
 
 def verify(card: dict[str, Any], path: Path) -> None:
-    """Check schema, fingerprint and hash; raise RunCardError with the first problem."""
+    """Check schema, fingerprint and hash; raise RunCardError with the first problem.
+
+    The schema is checked strictly, as before sealing: a score that is text ("0.999") or
+    true/false where a number belongs is refused, never converted, so what ``mteval show``
+    and the leaderboard read is what the schema says."""
     try:
-        RunCard.model_validate(card)
+        _validate_in_parts(card)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])

@@ -1,14 +1,20 @@
 """``mteval audit-log verify LOG [--card CARD]``: exit 0 when the gateway's audit log is the
 chain the run wrote (and, with a card, ends at the head hash and line count it recorded),
-1 when a line was edited, removed, added or moved."""
+1 when a line was edited, removed, added or moved.
+
+The card is verified first (schema, fingerprint, run_card_hash, and its signature when
+``--public-key`` is given): the head hash of a card that does not verify could name any
+chain, a forger's own included, so it is never trusted."""
 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
+from pytest_mteval.cards import runcard
+from pytest_mteval.cli.signing import add_public_key_option, signature_line
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.run.audit_log import verify_log
 
 
@@ -22,6 +28,7 @@ def add_audit_log_command(commands: Any) -> None:
     verify.add_argument("log", help="path of the audit log (JSON lines)")
     verify.add_argument("--card", help="run card whose runner.gateway names this log's head")
     verify.add_argument("--head", help="expected sha256 of the last line")
+    add_public_key_option(verify)
     verify.set_defaults(run=_verify)
 
 
@@ -29,18 +36,29 @@ def _verify(args: argparse.Namespace) -> int:
     head: str | None = args.head
     count: int | None = None
     if args.card:
+        path = Path(args.card)
         try:
-            card = json.loads(Path(args.card).read_text(encoding="utf-8"))
+            card = runcard.load(path)
+            runcard.verify(card, path)  # before its head hash means anything
+            signature_line(card, path, args.public_key)
+        except MtevalError as exc:
+            print(f"INVALID {exc}")
+            return 1
+        try:
             gateway = card["runner"]["gateway"]
             head, count = str(gateway["head_sha256"]), int(gateway["lines"])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            print(f"INVALID {args.card}: no gateway audit record in the card ({exc})")
+        except (ValueError, KeyError, TypeError) as exc:
+            print(f"INVALID {args.card}: no gateway audit record in the card ({exc!r})")
             return 1
     checked = verify_log(Path(args.log), head, count)
     if checked.problems:
         for problem in checked.problems:
             print(f"INVALID {problem}")
         return 1
-    anchor = "matches the card" if args.card else "compare it with the run card's head_sha256"
+    anchor = (
+        "matches the card, whose own hash verifies"
+        if args.card
+        else "compare it with the run card's head_sha256"
+    )
     print(f"OK {args.log}: {checked.lines} lines chained; head {checked.head} ({anchor})")
     return 0

@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cli.audit import add_audit_command
@@ -37,7 +38,21 @@ def _verify(args: argparse.Namespace) -> int:
         return 1
     print(f"OK {path}: schema, fingerprint and run_card_hash verify ({card['run_card_hash'][:12]})")
     print(f"   {signed}")
+    print(f"   {_code_line(card)}")
     return 0
+
+
+def _code_line(card: dict[str, Any]) -> str:
+    """What the card says of the code that ran; an old card has no code hash and is valid,
+    but no bundle can be tied to it."""
+    method = card.get("method") or {}
+    code = method.get("code")
+    if not isinstance(code, dict):
+        return "no code hash (a card from before code hashes, or a method without a folder)"
+    if code.get("sha256") is None:
+        dist = code.get("distribution") or {}
+        return f"code: distribution {dist.get('name')} {dist.get('version')} ({dist.get('sha256')})"
+    return f"code sha256 {code['sha256'][:12]} ({code['files']} files, {code['rule']})"
 
 
 def _schema(args: argparse.Namespace) -> int:

@@ -10,7 +10,10 @@ from typing import Any
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.bundle import BundleError, check_bundle, make_bundle
+from pytest_mteval.cards.bundle_leaks import MIN_CHARS, corpus_references
 from pytest_mteval.cards.publish import PublishError, publish, verified_card
+from pytest_mteval.cards.signing import load_public_key
+from pytest_mteval.errors import MtevalError
 
 
 def add_bundle_command(commands: Any) -> None:
@@ -19,7 +22,9 @@ def add_bundle_command(commands: Any) -> None:
         help="pack a submission bundle (METHOD CARD -o OUT), or check one (check BUNDLE)",
         description="`mteval bundle METHOD CARD -o bundle.tar.gz` packs the run card, the "
         "method folder (code, manifest, README, bundled dependencies) and a cost report "
-        "(spec §9.1). `mteval bundle check BUNDLE` lists every problem of a bundle.",
+        "(spec §9.1). `mteval bundle check BUNDLE` lists every problem of a bundle, the "
+        "bundled code's hash against the one the card sealed included. With --corpus, either "
+        "refuses a bundle holding the corpus or any of its references.",
     )
     parser.add_argument("args", nargs="+", metavar="METHOD CARD | check BUNDLE")
     parser.add_argument("-o", "--output", type=Path, default=None, help="bundle to write")
@@ -31,23 +36,60 @@ def add_bundle_command(commands: Any) -> None:
         metavar="FILE",
         help="a vendored file to ship under vendor/ (e.g. a mirrored FST binary; repeatable)",
     )
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=None,
+        help="refuse a bundle holding this corpus or any of its references of "
+        f"{MIN_CHARS}+ characters and two words",
+    )
+    parser.add_argument(
+        "--corpus-key-file", type=Path, default=None, help="key of an encrypted --corpus"
+    )
+    parser.add_argument(
+        "--public-key",
+        type=Path,
+        default=None,
+        metavar="PUB",
+        help="check: the card must be signed with this Ed25519 key (an unsigned card, code "
+        "hash included, can be rewritten and sealed again by anyone)",
+    )
     parser.set_defaults(run=run_bundle)
 
 
 def run_bundle(args: argparse.Namespace) -> int:
     given: list[str] = args.args
+    try:
+        corpus = corpus_references(args.corpus, args.corpus_key_file) if args.corpus else None
+    except MtevalError as exc:
+        print(f"mteval bundle: --corpus: {exc}", file=sys.stderr)
+        return 2
+    try:
+        key = load_public_key(args.public_key) if args.public_key else None
+    except MtevalError as exc:
+        print(f"mteval bundle: --public-key: {exc}", file=sys.stderr)
+        return 2
     if given[0] == "check" and len(given) == 2:
-        problems = check_bundle(Path(given[1]))
+        problems = check_bundle(Path(given[1]), corpus, key)
         for line in problems:
             print(f"PROBLEM {line}")
         if not problems:
-            print(f"OK {given[1]}: card verifies, manifest valid, dependencies, sizes, licences")
+            searched = (
+                f"; no reference of {args.corpus} ({len(corpus.references)} searched)"
+                if corpus
+                else ""
+            )
+            signed = "; signature verifies" if key else ""
+            print(
+                f"OK {given[1]}: card verifies, code hash matches, manifest valid, "
+                f"dependencies, sizes, licences{searched}{signed}"
+            )
         return 1 if problems else 0
     if len(given) != 2 or args.output is None:
         print("mteval bundle: expected METHOD CARD -o OUT, or check BUNDLE", file=sys.stderr)
         return 2
     try:
-        out = make_bundle(Path(given[0]), Path(given[1]), args.output, args.include)
+        out = make_bundle(Path(given[0]), Path(given[1]), args.output, args.include, corpus)
     except BundleError as exc:
         print(f"mteval bundle: {exc}", file=sys.stderr)
         return 1

@@ -47,11 +47,20 @@ def _runs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _score(value: Any) -> str | None:
+    """A score of the index as shown; None when absent, "?" when the index holds no number
+    there (the file is the user's: a hand edit must not crash the listing)."""
+    if value is None:
+        return None
+    return f"{value:.3f}" if isinstance(value, int | float) and not isinstance(value, bool) else "?"
+
+
 def _row(r: dict[str, Any]) -> tuple[str, ...]:
-    composite = "-" if r.get("composite") is None else f"{r['composite']:.3f}"
-    ci = r.get("composite_ci") or [None, None]
-    if ci[0] is not None and ci[1] is not None:
-        composite += f" [{ci[0]:.3f}, {ci[1]:.3f}]"
+    composite = _score(r.get("composite")) or "-"
+    ci = r.get("composite_ci")
+    bounds = [_score(v) for v in ci] if isinstance(ci, list) and len(ci) == 2 else [None, None]
+    if bounds[0] is not None and bounds[1] is not None:
+        composite += f" [{bounds[0]}, {bounds[1]}]"
     return (
         str(r.get("timestamp") or "-"),
         str(r.get("run_id") or "-")[:8],
@@ -74,8 +83,10 @@ def _show(args: argparse.Namespace) -> int:
     except (HistoryError, runcard.RunCardError) as exc:
         print(f"mteval show: {exc}")
         return 2
-    except (KeyError, TypeError) as exc:
-        print(f"mteval show: {path}: not a run card ({exc!r} missing)")
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        # a field the schema leaves open (an extension's block) of a shape the summary
+        # cannot read: one line, never a traceback
+        print(f"mteval show: {path}: cannot summarize this card ({type(exc).__name__}: {exc})")
         return 2
     print("\n".join(lines))
     coverage = card.get("coverage") or {}

@@ -10,10 +10,12 @@ import hashlib
 import importlib.util
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from pytest_mteval.errors import MtevalError
+from pytest_mteval.methods.code_hash import code_record
 from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 
@@ -32,11 +34,24 @@ class MethodSource:
     directory: Path | None
     manifest: MethodManifest | None
     factory: MethodFactory
+    #: The installed distribution that registered the method (an entry point), if any.
+    distribution: str | None = None
+    #: The hash of its code as found, before any of it ran (``code_hash.code_record``).
+    code: dict[str, Any] | None = None
 
 
-#: What a name can be registered as: a factory, a method folder (with method.json), or a
-#: fully described source (an installed package's class with its manifest).
-Registered = MethodFactory | Path | MethodSource
+@dataclass(frozen=True)
+class PackagedFolder:
+    """A method folder that an installed distribution registers (``NAME = package``)."""
+
+    folder: Path
+    distribution: str | None
+
+
+#: What a name can be registered as: a factory, a method folder (with method.json), a folder
+#: registered by a distribution, or a fully described source (an installed package's class
+#: with its manifest).
+Registered = MethodFactory | Path | PackagedFolder | MethodSource
 
 
 def find_method(
@@ -53,7 +68,11 @@ def find_method(
         found = registered[spec]
         if isinstance(found, Path):
             return load_folder(found, load)
+        if isinstance(found, PackagedFolder):
+            return load_folder(found.folder, load, found.distribution)
         if isinstance(found, MethodSource):
+            if found.code is None:  # hashed when asked for: only the method that runs
+                return replace(found, code=code_record(found.directory, found.distribution))
             return found
         return MethodSource(spec, None, None, found)
     if folder.is_dir():
@@ -65,16 +84,18 @@ def find_method(
     )
 
 
-def load_folder(folder: Path, load: bool = True) -> MethodSource:
-    """A method folder: its manifest validated, its entry point imported from inside it (or,
-    with ``load=False``, only found: the runner process imports it)."""
+def load_folder(folder: Path, load: bool = True, distribution: str | None = None) -> MethodSource:
+    """A method folder: its manifest validated, its code hashed, then its entry point imported
+    from inside it (or, with ``load=False``, only found: the runner process imports it)."""
     folder = folder.resolve()
     manifest = load_manifest(folder / "method.json")
+    code = code_record(folder, distribution)  # before any of it is imported (and can rewrite it)
+    name = manifest.method_id
     if not load:
         entry_point_file(folder, manifest)
-        return MethodSource(manifest.method_id, folder, manifest, _runs_elsewhere)
+        return MethodSource(name, folder, manifest, _runs_elsewhere, distribution, code)
     cls = _import_entry_point(folder, manifest)
-    return MethodSource(manifest.method_id, folder, manifest, lambda _config: _build(cls))
+    return MethodSource(name, folder, manifest, lambda _config: _build(cls), distribution, code)
 
 
 def _runs_elsewhere(_config: RunConfig) -> TranslationMethod:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
-from pytest_mteval.methods.loader import MethodLoadError, MethodSource, Registered
+from pytest_mteval.methods.loader import MethodLoadError, MethodSource, PackagedFolder, Registered
 from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 
@@ -78,20 +78,23 @@ def listings() -> list[Listing]:
             rows.append(Listing(ep.name, origin, None, str(exc)))
             continue
         manifest = (
-            load_manifest(found / "method.json") if isinstance(found, Path) else found.manifest
+            load_manifest(found.folder / "method.json")
+            if isinstance(found, PackagedFolder)
+            else found.manifest
         )
         problem = "name already taken" if any(r.name == ep.name for r in rows) else None
         rows.append(Listing(ep.name, origin, manifest, problem))
     return rows
 
 
-def _resolve(ep: EntryPoint) -> Path | MethodSource:
+def _resolve(ep: EntryPoint) -> PackagedFolder | MethodSource:
     where = f"entry point {ep.name} = {ep.value!r} ({_dist(ep)})"
+    distribution = ep.dist.name if ep.dist is not None else None
     if ep.attr is None:
         folder = _module_folder(ep.module, where)
         if not (folder / "method.json").is_file():
             raise MethodLoadError(f"{where}: package folder {folder} has no method.json")
-        return folder
+        return PackagedFolder(folder, distribution)
     try:
         cls = ep.load()
     except Exception as exc:
@@ -102,7 +105,7 @@ def _resolve(ep: EntryPoint) -> Path | MethodSource:
     manifest = load_manifest(folder / "method.json") if (folder / "method.json").is_file() else None
     factory = _factory(cls, where)
     factory.mteval_entry_point = ep.value  # type: ignore[attr-defined]  # for runner processes
-    return MethodSource(ep.name, folder if manifest else None, manifest, factory)
+    return MethodSource(ep.name, folder if manifest else None, manifest, factory, distribution)
 
 
 def _module_folder(module: str, where: str) -> Path:

@@ -60,6 +60,8 @@ class EntryRecord(TypedDict):
     metric_errors: NotRequired[dict[str, str]]
     batch_warnings: NotRequired[list[str]]
     text_withheld: NotRequired[bool]
+    #: The prediction was cut for scoring: kept and original lengths (run/result_model.py).
+    truncated_for_scoring: NotRequired[dict[str, int]]
     # Per-metric fields (metrics/*.py ``score_entry``).
     fst_valid: NotRequired[bool | None]
     fst_words: NotRequired[int]

@@ -21,7 +21,13 @@ from pytest_mteval.corpus import Corpus, CorpusError
 from pytest_mteval.errors import MtevalError, SettingsError, check_output_path
 from pytest_mteval.llm.pricing import PriceError, load_prices
 from pytest_mteval.methods.audit import AuditError, audit_method
-from pytest_mteval.methods.loader import MethodLoadError, MethodSource, Registered, find_method
+from pytest_mteval.methods.loader import (
+    MethodLoadError,
+    MethodSource,
+    PackagedFolder,
+    Registered,
+    find_method,
+)
 from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
 from pytest_mteval.methods.preflight import run_preflight
 from pytest_mteval.methods.protocol import RunConfig
@@ -34,6 +40,7 @@ from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionError
 from pytest_mteval.plugin.options import read_settings
 from pytest_mteval.run.cache import TranslationCache, fingerprint_components, method_fingerprint
+from pytest_mteval.run.isolation import start_isolation
 from pytest_mteval.run.method_args import check_method_args, public_config, secret_names
 from pytest_mteval.run.redaction import secrecy_of
 from pytest_mteval.run.result_model import ResultProblem, validate_method_fields
@@ -140,12 +147,9 @@ def start_run(
     state.secrecy = secrecy
     state.audit, state.signer, state.card_path_existed = audit, signer, existed
     preflight = _runs_here(config, settings)
-    from pytest_mteval.run.isolation import start_isolation
-
     workerinput = getattr(config, "workerinput", None)
     state.isolation = start_isolation(state, config.rootpath, workerinput, preflight=preflight)
-    warning = state.isolation.choice.warning() if state.isolation.choice else None
-    if warning and not on_worker:
+    if (warning := state.isolation.choice.warning()) and not on_worker:
         print(warning, file=sys.stderr, flush=True)
     if in_process:
         _check_method(state)
@@ -179,8 +183,8 @@ def _audit(settings: Settings, registered: Mapping[str, Registered]) -> dict[str
         found = registered.get(str(settings.method))
         if isinstance(found, MethodSource) and found.directory is not None:
             folder = found.directory
-        elif isinstance(found, Path):
-            folder = found.resolve()
+        elif isinstance(found, Path | PackagedFolder):
+            folder = (found.folder if isinstance(found, PackagedFolder) else found).resolve()
         else:
             return None
     if not (folder / "method.json").is_file():

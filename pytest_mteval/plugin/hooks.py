@@ -17,6 +17,7 @@ from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import TranslationMethod
 from pytest_mteval.methods.registry import installed_methods
 from pytest_mteval.plugin import hookspecs
+from pytest_mteval.plugin import redact_reports as redact
 from pytest_mteval.plugin.begin_run import Contributions, StartError, start_run
 from pytest_mteval.plugin.collect import CorpusFile, EntryItem, batch_order
 from pytest_mteval.plugin.garbage_collection import RunGarbageCollection
@@ -40,7 +41,6 @@ from pytest_mteval.sweep.plan import SweepError
 STATE = pytest.StashKey[RunState]()
 RECORD = pytest.StashKey[dict[str, Any]]()
 KEYWORDS = pytest.StashKey[Mapping[str, Literal[1]]]()
-MTEVAL_FIXTURES = frozenset({"mteval_entry", "mteval_result", "mteval_method"})
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -113,9 +113,7 @@ def _covered_by_args(config: pytest.Config, corpus: Path) -> bool:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "mteval_entry" not in metafunc.fixturenames and "mteval_result" not in metafunc.fixturenames:
         return
-    state = metafunc.config.stash.get(STATE, None)
-    entries = list(state.corpus.entries) if state else []
-    ids = state.names if state else []
+    entries, ids = redact.fixture_entries(metafunc.config.stash.get(STATE, None))
     metafunc.parametrize("mteval_entry", entries, ids=ids)
 
 
@@ -129,9 +127,8 @@ def mteval_entry() -> Entry:
 def mteval_result(request: pytest.FixtureRequest, mteval_entry: Entry) -> Mapping[str, Any]:
     """The entry's record: prediction and metrics, the same one the entry item reports."""
     state = request.config.stash[STATE]
-    record = state.record_for(state.index_of[mteval_entry.key])
-    request.node.stash[RECORD] = record
-    return record
+    request.node.stash[RECORD] = record = state.record_for(state.index_of[mteval_entry.key])
+    return redact.fixture_record(record, state.secrecy)  # on a secret run, with a silent repr
 
 
 @pytest.fixture
@@ -151,6 +148,7 @@ class ActiveRun:
         self.state = state
         self.run = Evaluation(config, state, card)
         self.collector = RunGarbageCollection()
+        self.hidden: set[str] = set()  # node ids whose reports were redacted (secret run)
 
     def pytest_unconfigure(self) -> None:
         self.collector.restore()
@@ -194,12 +192,8 @@ class ActiveRun:
         """With no explicit paths, run the evaluation and mteval tests, not unrelated suites."""
         if self.config.args_source == pytest.Config.ArgsSource.ARGS:
             return
-        keep: list[pytest.Item] = []
-        drop: list[pytest.Item] = []
-        for item in items:
-            fixtures = set(getattr(item, "fixturenames", ()))
-            related = isinstance(item, EntryItem) or bool(MTEVAL_FIXTURES & fixtures)
-            (keep if related else drop).append(item)
+        keep = [item for item in items if redact.uses_entries(item)]
+        drop = [item for item in items if not redact.uses_entries(item)]
         if drop:
             self.config.hook.pytest_deselected(items=drop)
             items[:] = keep
@@ -219,11 +213,12 @@ class ActiveRun:
         """A dry run stops after collection: nothing is translated, no card is written."""
         return True if self.state.settings.dry_run else None
 
-    @pytest.hookimpl(wrapper=True)
+    @pytest.hookimpl(wrapper=True, tryfirst=True)  # outermost: others' changes are redacted too
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
+        redact.redact_report(item, call, report, self.state.secrecy, self.hidden)
         if isinstance(item, EntryItem):  # its three reports live to the session's end: one
             first = item.stash.setdefault(KEYWORDS, report.keywords)  # keywords map for all
             if first is not report.keywords and first == report.keywords:
@@ -238,7 +233,13 @@ class ActiveRun:
                 report.mteval_record = record  # type: ignore[attr-defined]
         return report
 
+    @pytest.hookimpl(tryfirst=True)  # before the terminal keeps the warning's text
+    def pytest_warning_recorded(self, warning_message: Any, nodeid: str) -> None:
+        redact.redact_warning(warning_message, nodeid in self.hidden)
+
+    @pytest.hookimpl(tryfirst=True)  # a subtest's report is made outside makereport's wrapper
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        redact.redact_logged(report, self.hidden)
         found = getattr(report, "mteval_record", None)
         if found is None and report.failed:
             self.run.ledger.no_record(report.nodeid, failure_reason(report))

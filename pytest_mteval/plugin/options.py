@@ -30,6 +30,7 @@ _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("batch-size", "entries per method call (default 25)", "25"),
     ("concurrency", "requests in flight at most, handed to the method (default 8)", "8"),
     ("timeout", "seconds one batch's translation may take (default 300)", "300"),
+    ("score-timeout", "seconds the metrics may take on one entry (default 60)", "60"),
     ("model", "model slug handed to the method (e.g. google/gemini-2.5-flash)", None),
     ("temperature", "sampling temperature handed to the method (default 0.0)", "0.0"),
     ("condition", "experiment label recorded on the run card (default baseline)", None),
@@ -151,6 +152,9 @@ def read_settings(config: pytest.Config) -> Settings:
         batch_size=_number(int, "batch-size", value("batch-size") or "25", 1, None),
         concurrency=_number(int, "concurrency", value("concurrency") or "8", 1, None),
         timeout_s=_number(float, "timeout", value("timeout") or "300", 0.001, MAX_TIMEOUT_S),
+        score_timeout_s=_number(
+            float, "score-timeout", value("score-timeout") or "60", 0.001, MAX_TIMEOUT_S
+        ),
         model=value("model"),
         temperature=_number(float, "temperature", value("temperature") or "0", 0.0, 2.0),
         condition=value("condition"),

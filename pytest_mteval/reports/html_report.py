@@ -10,20 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from pytest_mteval.cards.char_diff import Kind, render
+from markupsafe import Markup
+
+from pytest_mteval.cards.char_diff import char_spans
 from pytest_mteval.cards.regressions import regression_reasons
 from pytest_mteval.metrics import catalog
 from pytest_mteval.metrics.record import EntryRecord, as_records
 from pytest_mteval.reports import plots
-from pytest_mteval.reports.page import (
-    checkbox,
-    esc,
-    num_cell,
-    number,
-    page,
-    select,
-    text_cell,
-)
+from pytest_mteval.reports.page import number, render, svg
 from pytest_mteval.scoring.comparable import Comparable
 from pytest_mteval.scoring.gate_options import EntryGateOptions
 
@@ -65,26 +59,39 @@ def run_report(
     baseline: Comparable | None = None,
     options: EntryGateOptions = _DEFAULT_OPTIONS,
 ) -> str:
-    card["scores"]
     dataset: Mapping[str, Any] = card["dataset"]
     method = (card.get("method") or {}).get("name") or card["model_slug"]
     title = f"{method} on {dataset['id']} v{dataset['version']}"
-    parts = [
-        f"<h1>Run report: {esc(title)}</h1>",
-        f'<p class="muted">model {esc(card.get("model_id") or card["model_slug"])}, condition '
-        f"{esc(card['condition'])}, {esc(dataset['language_pair'])}, "
-        f"{esc(dataset['entry_count'])} entries, run {esc(card['run_id'])} at "
-        f"{esc(card['timestamp'])}, card hash {esc(str(card.get('run_card_hash'))[:12])}</p>",
-        _headline(card),
-        _flags(card),
-        _charts(card),
-        _entries(card, baseline, options),
-    ]
-    return page(f"mteval report: {title}", "\n".join(parts))
+    model = card.get("model_id") or card["model_slug"]
+    data = {
+        "page": "run-report",
+        "run_id": card["run_id"],
+        "run_card_hash": card.get("run_card_hash"),
+        "method": method,
+        "model": model,
+        "dataset": {k: dataset.get(k) for k in ("id", "version", "language_pair", "sha256")},
+    }
+    return render(
+        "run_report.html.j2",
+        title=f"mteval report: {title}",
+        data=data,
+        heading=title,
+        model=model,
+        condition=card["condition"],
+        language_pair=dataset["language_pair"],
+        entry_count=dataset["entry_count"],
+        run_id=card["run_id"],
+        timestamp=card["timestamp"],
+        card_hash=str(card.get("run_card_hash"))[:12],
+        headline=_headline(card["scores"]),
+        extra=_extra(card),
+        flags=_flags(card),
+        charts=_charts(card),
+        **_entries(card, baseline, options),
+    )
 
 
-def _headline(card: Mapping[str, Any]) -> str:
-    scores: Mapping[str, Any] = card["scores"]
+def _headline(scores: Mapping[str, Any]) -> list[dict[str, str]]:
     intervals: Mapping[str, Any] = scores.get("confidence_intervals") or {}
     rows = []
     for key, label, digits in headline_rows():
@@ -99,37 +106,29 @@ def _headline(card: Mapping[str, Any]) -> str:
         )
         if key == "composite":
             label += f" (profile {scores.get('scoring_profile') or '?'})"
-        rows.append(
-            f'<tr data-metric="{esc(key)}"><th>{esc(label)}</th>'
-            f'<td class="num">{number(value, digits)}</td><td class="num">{esc(bounds)}</td></tr>'
-        )
+        rows.append({"key": key, "label": label, "value": number(value, digits), "bounds": bounds})
+    return rows
+
+
+def _extra(card: Mapping[str, Any]) -> list[tuple[str, str]]:
+    scores: Mapping[str, Any] = card["scores"]
     totals: Mapping[str, Any] = card.get("totals") or {}
-    extra = [
+    return [
         ("quality tier", str(scores.get("quality_tier") or "unscored")),
         ("errors", f"{scores.get('errors', 0)} of {scores.get('total', 0)}"),
         ("cost, total (USD)", number(totals.get("total_cost_usd"), 4)),
         ("cost per entry (USD)", number(totals.get("cost_per_entry_usd"), 6)),
     ]
-    rows += [f"<tr><th>{esc(k)}</th><td>{esc(v)}</td><td></td></tr>" for k, v in extra]
-    return (
-        '<h2>Headline</h2><table class="headline"><thead><tr><th>metric</th><th>value</th>'
-        f"<th>95% interval</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    )
 
 
-def _flags(card: Mapping[str, Any]) -> str:
-    flags = card.get("flags") or []
-    if not flags:
-        return '<h2>Flags</h2><p class="muted">no flag raised</p>'
-    items = "".join(
-        f'<li data-flag="{esc(f.get("code"))}"><strong>{esc(f.get("code"))}</strong>: '
-        f"{esc(f.get('message'))} ({len(f.get('entry_ids') or [])} entries)</li>"
-        for f in flags
-    )
-    return f'<h2>Flags</h2><ul class="flags">{items}</ul>'
+def _flags(card: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"code": f.get("code"), "message": f.get("message"), "count": len(f.get("entry_ids") or [])}
+        for f in card.get("flags") or []
+    ]
 
 
-def _charts(card: Mapping[str, Any]) -> str:
+def _charts(card: Mapping[str, Any]) -> list[tuple[str, Markup]]:
     scores: Mapping[str, Any] = card["scores"]
     charts = []
     for key, title in (
@@ -139,14 +138,15 @@ def _charts(card: Mapping[str, Any]) -> str:
     ):
         groups = scores.get(key) or {}
         if groups:
-            charts.append(f'<figure id="chart-{key}">{plots.group_bars(groups, title)}</figure>')
+            charts.append((key, svg(plots.group_bars(groups, title))))
     sentence = [
         r["chrf_score"] for r in card.get("results") or [] if r.get("chrf_score") is not None
     ]
     if sentence:
-        svg = plots.histogram(sentence, "sentence chrF++", "chrF++ of one entry")
-        charts.append(f'<figure id="chart-histogram">{svg}</figure>')
-    return '<h2>Breakdowns</h2><div class="charts">' + "".join(charts) + "</div>"
+        charts.append(
+            ("histogram", svg(plots.histogram(sentence, "sentence chrF++", "chrF++ of one entry")))
+        )
+    return charts
 
 
 def _entry_flags(card: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -161,41 +161,26 @@ def _entry_flags(card: Mapping[str, Any]) -> dict[str, list[str]]:
 
 def _entries(
     card: Mapping[str, Any], baseline: Comparable | None, options: EntryGateOptions
-) -> str:
+) -> dict[str, Any]:
+    """The context of the entries table: its filters, its columns and one dict per row."""
     rows = as_records(card.get("results") or [])
     withheld = text_withheld(card)
     flags_of = _entry_flags(card)
-    domains = sorted({_label(r.get("domain")) for r in rows})
-    difficulties = sorted({_label(r.get("difficulty")) for r in rows})
-    codes = sorted({c for codes in flags_of.values() for c in codes})
-    filters = [
-        select("domain", "domain", domains),
-        select("difficulty", "difficulty", difficulties),
-        select("flags", "flag", codes),
-        checkbox("error", "errors only"),
-        checkbox("fst-rejected", "FST rejections only"),
-    ]
-    if baseline is not None:
-        filters.append(checkbox("regressed", "regressed only"))
     head = ["id", "domain", "difficulty", "chrF++", "exact", "FST", "error", "flags"]
     if not withheld:
         head += ["source", "reference", "prediction"]
     if baseline is not None:
         head += ["why regressed", "baseline prediction", "diff baseline → now"]
-    body = [_entry_row(r, flags_of, withheld, baseline, options) for r in rows]
-    note = (
-        f'<p class="note">{WITHHELD} This card carries scores only: source, reference and '
-        "prediction text are withheld.</p>"
-        if withheld
-        else ""
-    )
-    return (
-        f'<h2>Entries</h2>{note}<div class="filters">{"".join(filters)}'
-        '<span>shown: <output id="shown"></output></span></div>'
-        '<table class="sortable entries"><thead><tr>'
-        + "".join(f"<th>{esc(h)}</th>" for h in head)
-        + f"</tr></thead><tbody>{''.join(body)}</tbody></table>"
-    )
+    return {
+        "withheld": withheld,
+        "withheld_mark": WITHHELD,
+        "with_baseline": baseline is not None,
+        "domains": sorted({_label(r.get("domain")) for r in rows}),
+        "difficulties": sorted({_label(r.get("difficulty")) for r in rows}),
+        "flag_codes": sorted({c for codes in flags_of.values() for c in codes}),
+        "head": head,
+        "rows": [_entry_row(r, flags_of, withheld, baseline, options) for r in rows],
+    }
 
 
 def _entry_row(
@@ -204,62 +189,43 @@ def _entry_row(
     withheld: bool,
     baseline: Comparable | None,
     options: EntryGateOptions,
-) -> str:
+) -> dict[str, Any]:
     entry_id = str(row.get("entry_id"))
-    flags = flags_of.get(entry_id, [])
     fst = row.get("fst_valid")
     before = baseline.rows.get(entry_id) if baseline is not None else None
     reasons = regression_reasons(before, row, options) if baseline is not None else []
-    attributes = {
-        "entry": entry_id,
-        "domain": _label(row.get("domain")),
-        "difficulty": _label(row.get("difficulty")),
-        "error": "1" if row.get("error") is not None else "0",
-        "fst-rejected": "1" if fst is False else "0",
-        "flags": " ".join(flags),
-        "regressed": "1" if reasons else "0",
+    out: dict[str, Any] = {
+        "attributes": {
+            "entry": entry_id,
+            "domain": _label(row.get("domain")),
+            "difficulty": _label(row.get("difficulty")),
+            "error": "1" if row.get("error") is not None else "0",
+            "fst-rejected": "1" if fst is False else "0",
+            "flags": " ".join(flags_of.get(entry_id, [])),
+            "regressed": "1" if reasons else "0",
+        },
+        "chrf": row.get("chrf_score"),
+        "exact": {True: "yes", False: "no"}.get(row.get("exact_match"), "–"),  # type: ignore[arg-type]
+        "fst": {True: "valid", False: "rejected"}.get(fst, "–"),  # type: ignore[arg-type]
+        "error": row.get("error") or "",
     }
-    cells = [
-        text_cell(entry_id),
-        text_cell(attributes["domain"]),
-        text_cell(attributes["difficulty"]),
-        num_cell(row.get("chrf_score"), 1),
-        text_cell({True: "yes", False: "no"}.get(row.get("exact_match"), "–")),  # type: ignore[arg-type]
-        text_cell({True: "valid", False: "rejected"}.get(fst, "–")),  # type: ignore[arg-type]
-        text_cell(row.get("error") or ""),
-        text_cell(" ".join(flags)),
-    ]
     if not withheld:
         predicted = row.get("predicted")
         if row.get("error") is not None:
             predicted = f"(error: {row['error']})"
-        cells += [
-            text_cell(row.get("source") or WITHHELD, css="text"),
-            text_cell(row.get("expected") or WITHHELD, css="text"),
-            text_cell("" if predicted is None else predicted, css="text"),
-        ]
+        out["source"] = row.get("source") or WITHHELD
+        out["expected"] = row.get("expected") or WITHHELD
+        out["predicted"] = "" if predicted is None else predicted
     if baseline is not None:
         old = before.get("predicted") if before is not None else None
         new = row.get("predicted")
-        shown = reasons and not withheld and isinstance(old, str)
-        diff = _diff(old, new) if shown and isinstance(old, str) and isinstance(new, str) else ""
-        cells += [
-            text_cell("; ".join(reasons), css="reason"),
-            text_cell(old if shown else "", css="text"),
-            f'<td class="text diff">{diff}</td>',
-        ]
-    data = " ".join(f'data-{k}="{esc(v)}"' for k, v in attributes.items())
-    return f"<tr {data}>{''.join(cells)}</tr>"
-
-
-def _diff(old: str, new: str) -> str:
-    """``old`` turned into ``new``, character by character, as <del>/<ins>."""
-    return render(old, new, _html_span)
-
-
-def _html_span(kind: Kind, text: str) -> str:
-    tag = {"kept": "", "removed": "del", "added": "ins"}[kind]
-    return f"<{tag}>{esc(text)}</{tag}>" if tag else esc(text)
+        shown = bool(reasons) and not withheld and isinstance(old, str)
+        out["reasons"] = "; ".join(reasons)
+        out["old"] = old if shown else ""
+        out["diff"] = (
+            char_spans(old, new) if shown and isinstance(old, str) and isinstance(new, str) else []
+        )
+    return out
 
 
 def _label(value: Any) -> str:

@@ -3,11 +3,15 @@ cost-versus-quality plot of each board."""
 
 from __future__ import annotations
 
-from typing import Final
+from dataclasses import asdict
+from typing import Any, Final
+
+from markupsafe import Markup
 
 from pytest_mteval.reports import plots
 from pytest_mteval.reports.leaderboard import PROXY_NOTE, Board, Leaderboard, Row
-from pytest_mteval.reports.page import esc, num_cell, number, page, text_cell
+from pytest_mteval.reports.markdown import md_text
+from pytest_mteval.reports.page import number, render, svg
 
 #: The §9.7 columns, in order.
 COLUMNS: Final = (
@@ -28,6 +32,10 @@ COLUMNS: Final = (
     "Date",
 )
 _MARKS: Final = {"A2": "⚠ external dependency", "X": "🔒 closed"}
+#: The columns holding a card's own strings (method, class, model, tier, date).
+_TEXT_COLUMNS: Final = frozenset({1, 10, 11, 12, 13, 14})
+#: Dependency classes with a badge style in static/page.css; any other gets "dep-other".
+_BADGES: Final = frozenset({"S", "O", "A1", "A2", "X"})
 
 
 def dependency_mark(row: Row) -> str:
@@ -70,23 +78,25 @@ def _cells(row: Row) -> list[str]:
 
 
 def markdown(board_set: Leaderboard) -> str:
+    """The boards as markdown; every string from a card, a path or an error is literal text
+    there (:func:`md_text`), so a name cannot add HTML, a link or emphasis to a README."""
     lines = ["# Leaderboard", "", f"> **Note.** {PROXY_NOTE}", ""]
     for board in board_set.boards:
-        lines += [f"## {board.title()}", "", _md_row(list(COLUMNS))]
+        lines += [f"## {md_text(board.title())}", "", _md_row(list(COLUMNS))]
         lines.append("|" + "|".join("---" for _ in COLUMNS) + "|")
         for row in board.rows:
-            cells = _cells(row)
+            cells = [md_text(c) if i in _TEXT_COLUMNS else c for i, c in enumerate(_cells(row))]
             mark = dependency_mark(row)
-            cells[1] = f"{row.method} `{mark}`" if mark else row.method
+            cells[1] += f" `{mark}`" if mark else ""
             lines.append(_md_row(cells))
         lines += ["", _tie_note(board), ""]
-    lines += [f"- {note}" for note in board_set.notes]
-    lines += [f"- {line}" for line in board_set.refused]
+    lines += [f"- {md_text(note)}" for note in board_set.notes]
+    lines += [f"- {md_text(line)}" for line in board_set.refused]
     return "\n".join(lines).rstrip() + "\n"
 
 
 def _md_row(cells: list[str]) -> str:
-    return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
+    return "| " + " | ".join(cells) + " |"
 
 
 def _tie_note(board: Board) -> str:
@@ -97,69 +107,59 @@ def _tie_note(board: Board) -> str:
 
 
 def html(board_set: Leaderboard) -> str:
-    parts = [
-        "<h1>Leaderboard</h1>",
-        f'<p class="note"><strong>Note.</strong> {esc(PROXY_NOTE)}</p>',
-    ]
-    for line in board_set.refused:
-        parts.append(f'<p class="refused">{esc(line)}</p>')
-    for index, board in enumerate(board_set.boards):
-        parts.append(f'<section class="board" id="board-{index}"><h2>{esc(board.title())}</h2>')
-        points = [
-            plots.ScatterPoint(
-                f"{r.rank_text()}. {r.method} ({r.model})",
-                r.cost_per_entry_usd,
-                r.composite,
-                r.lower,
-                r.upper,
-            )
-            for r in board.rows
-            if r.composite is not None
-        ]
-        parts.append(
-            '<div class="charts scatter">'
-            + plots.cost_quality_scatter(points, "composite against cost per entry")
-            + "</div>"
-        )
-        parts.append(_html_table(board))
-        parts.append(f'<p class="muted">{esc(_tie_note(board))}</p></section>')
-    if board_set.notes:
-        parts.append("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in board_set.notes) + "</ul>")
-    return page("pytest-mteval leaderboard", "\n".join(parts))
-
-
-def _html_table(board: Board) -> str:
-    head = "".join(f"<th>{esc(c)}</th>" for c in COLUMNS)
-    body = []
-    for row in board.rows:
-        mark = dependency_mark(row)
-        badge = (
-            f'<span class="badge dep-{esc(row.dependency_class)}" title="dependency class">'
-            f"{esc(mark)}</span>"
-            if mark
-            else ""
-        )
-        body.append(
-            f'<tr class="card-row" data-run-id="{esc(row.run_id)}">'
-            f'<td class="num" data-sort="{row.rank_low}">{esc(row.rank_text())}</td>'
-            f'<td data-sort="{esc(row.method)}">{esc(row.method)}{badge}</td>'
-            + num_cell(row.composite, 3).replace(
-                f">{number(row.composite, 3)}<", f">{esc(_composite(row))}<"
-            )
-            + num_cell(row.chrf_plus_plus, 2)
-            + num_cell(row.fst_acceptance_rate, 3)
-            + num_cell(row.exact_match_rate, 3)
-            + num_cell(row.semantic_score, 3)
-            + num_cell(row.cost_per_entry_usd, 6)
-            + num_cell(row.avg_latency_seconds, 3)
-            + num_cell(row.cost_adjusted, 3)
-            + text_cell(row.method_class or "–")
-            + text_cell(row.model)
-            + text_cell(row.quality_tier)
-            + f'<td data-sort="{esc(row.verification)}" title="{esc(row.verification_reason)}">'
-            f"{esc(row.verification)}</td>" + text_cell(row.date) + "</tr>"
-        )
-    return (
-        f'<table class="sortable leaderboard"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table>"
+    return render(
+        "leaderboard.html.j2",
+        title="pytest-mteval leaderboard",
+        data={"page": "leaderboard", "boards": [_board_data(b) for b in board_set.boards]},
+        proxy_note=PROXY_NOTE,
+        refused=board_set.refused,
+        notes=board_set.notes,
+        columns=COLUMNS,
+        boards=[
+            {
+                "title": board.title(),
+                "chart": _chart(board),
+                "rows": [_html_row(r) for r in board.rows],
+                "tie_note": _tie_note(board),
+            }
+            for board in board_set.boards
+        ],
     )
+
+
+def _chart(board: Board) -> Markup:
+    points = [
+        plots.ScatterPoint(
+            f"{r.rank_text()}. {r.method} ({r.model})",
+            r.cost_per_entry_usd,
+            r.composite,
+            r.lower,
+            r.upper,
+        )
+        for r in board.rows
+        if r.composite is not None
+    ]
+    return svg(plots.cost_quality_scatter(points, "composite against cost per entry"))
+
+
+def _html_row(row: Row) -> dict[str, Any]:
+    """A row of a board's table: the card's fields, and the texts its cells show."""
+    cls = row.dependency_class
+    return asdict(row) | {
+        "rank": row.rank_text(),
+        "mark": dependency_mark(row),
+        "badge": f"dep-{cls}" if cls in _BADGES else "dep-other",
+        "composite_text": _composite(row),
+        "method_class": row.method_class or "–",
+    }
+
+
+def _board_data(board: Board) -> dict[str, Any]:
+    """A board for scripts reading the page: its corpus and each row's rank and scores."""
+    keys = ("run_id", "method", "model", "composite", "lower", "upper", "cost_per_entry_usd")
+    return {
+        "dataset_id": board.dataset_id,
+        "version": board.version,
+        "sha256": board.sha256,
+        "rows": [{"rank": r.rank_text(), **{k: getattr(r, k) for k in keys}} for r in board.rows],
+    }

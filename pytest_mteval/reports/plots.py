@@ -4,6 +4,13 @@ Figures are built with ``matplotlib.figure.Figure`` directly, never pyplot, so n
 or GUI backend is touched. Text stays text in the SVG (``svg.fonttype: none``): the page is
 smaller, searchable, and the browser's fonts render it. A fixed hash salt makes the output
 identical from run to run. Marks a test or a script may want to find carry an ``id`` (gid).
+
+Strings from a card (method, model, group names) are drawn as typed: their text objects
+never parse mathtext (``parse_math=False``: ``gpt-$5$`` is no formula, ``$\\foo$`` no
+traceback), TeX is off for these figures whatever a matplotlibrc says (``text.usetex``
+would hand the strings to LaTeX), legend labels are passed explicitly (a label starting
+with ``_`` is not dropped), and a long string is cut (:func:`shown`). The SVG writer escapes
+the text, so the chart can be inlined into a page as it is.
 """
 
 from __future__ import annotations
@@ -21,7 +28,15 @@ from matplotlib.figure import Figure
 from pytest_mteval.scoring import composite as scoring
 
 #: rcParams for these figures (typed Any: matplotlib types the keys as one long Literal).
-_STYLE: Final[Any] = {"svg.fonttype": "none", "svg.hashsalt": "pytest-mteval", "font.size": 9.0}
+_STYLE: Final[Any] = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "pytest-mteval",
+    "font.size": 9.0,
+    "text.usetex": False,
+    "text.parse_math": True,  # for the axes' own tick labels (10^-4); off for card strings
+}
+#: The longest card string a chart shows (the page's tables show it whole).
+SHOWN_MAX: Final = 60
 #: No creator, date or licence block in the SVG: nothing there for a page to show or fetch.
 _NO_METADATA: Final[dict[str, Any]] = {"Creator": None, "Date": None, "Format": None, "Type": None}
 #: Background colours of the quality tiers (SCORING.md), lowest first.
@@ -43,6 +58,13 @@ class ScatterPoint:
     composite: float
     lower: float | None
     upper: float | None
+
+
+def shown(text: str) -> str:
+    """A card's string as a chart draws it: on one line, control characters made spaces,
+    cut to ``SHOWN_MAX`` characters with an ellipsis."""
+    line = "".join(c if c.isprintable() else " " for c in text)
+    return line if len(line) <= SHOWN_MAX else line[: SHOWN_MAX - 1] + "…"
 
 
 def to_svg(figure: Figure) -> str:
@@ -75,6 +97,7 @@ def cost_quality_scatter(points: Sequence[ScatterPoint], title: str) -> str:
         _tier_bands(axes)
         paid = [p.cost_per_entry for p in points if p.cost_per_entry]
         floor = min(paid) / 10 if paid else 1e-5
+        handles, labels = [], []
         for i, point in enumerate(points):
             x = point.cost_per_entry or floor
             low = point.composite - point.lower if point.lower is not None else 0.0
@@ -83,10 +106,11 @@ def cost_quality_scatter(points: Sequence[ScatterPoint], title: str) -> str:
                 [x], [point.composite], yerr=[[max(low, 0.0)], [max(high, 0.0)]],
                 fmt="none", ecolor="#555555", capsize=3, lw=1, zorder=2,
             )  # fmt: skip
-            axes.plot(
+            handles += axes.plot(
                 [x], [point.composite], marker="o", ms=7, color=f"C{i % 10}", ls="none",
-                gid=f"card-{i}", label=point.label, zorder=3,
+                gid=f"card-{i}", zorder=3,
             )  # fmt: skip
+            labels.append(shown(point.label))
         axes.set_xscale("log")
         axes.set_ylim(0.0, 1.0)
         if not paid or any(not p.cost_per_entry for p in points):
@@ -94,10 +118,15 @@ def cost_quality_scatter(points: Sequence[ScatterPoint], title: str) -> str:
             axes.text(floor, 0.02, " cost 0 or unknown", fontsize=7, color="#666666")
         axes.set_xlabel("cost per entry (USD, log scale)")
         axes.set_ylabel("composite (95% interval)")
-        axes.set_title(title)
+        axes.set_title(title, parse_math=False)
         axes.grid(True, which="major", axis="x", color="#dddddd", lw=0.5)
         if points:
-            axes.legend(loc="upper left", bbox_to_anchor=(1.12, 1.0), fontsize=8, frameon=False)
+            legend = axes.legend(
+                handles, labels, loc="upper left", bbox_to_anchor=(1.12, 1.0), fontsize=8,
+                frameon=False,
+            )  # fmt: skip
+            for text in legend.get_texts():
+                text.set_parse_math(False)
         return to_svg(figure)
 
 
@@ -117,10 +146,12 @@ def group_bars(groups: Mapping[str, Mapping[str, float | int | None]], title: st
                 width=width, color=colour, label="chrF++ / 100" if scale != 1.0 else key,
             )  # fmt: skip
         axes.set_xticks(
-            range(len(names)), [f"{n}\n(n={groups[n].get('count') or 0})" for n in names]
+            range(len(names)),
+            [f"{shown(n)}\n(n={groups[n].get('count') or 0})" for n in names],
+            parse_math=False,
         )
         axes.set_ylim(0.0, 1.0)
-        axes.set_title(title)
+        axes.set_title(title, parse_math=False)
         axes.legend(fontsize=7, frameon=False, loc="upper right")
         return to_svg(figure)
 
@@ -132,9 +163,9 @@ def histogram(values: Sequence[float], title: str, xlabel: str) -> str:
         axes = figure.add_subplot()
         axes.hist(list(values), bins=[10.0 * i for i in range(11)], color="C2", edgecolor="white")
         axes.set_xlim(0.0, 100.0)
-        axes.set_xlabel(xlabel)
+        axes.set_xlabel(xlabel, parse_math=False)
         axes.set_ylabel("entries")
-        axes.set_title(title)
+        axes.set_title(title, parse_math=False)
         return to_svg(figure)
 
 

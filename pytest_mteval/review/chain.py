@@ -8,12 +8,14 @@ and the tier label that follows from them.
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.review.sample import SampleError, answered_rows, draw
 from pytest_mteval.scoring.composite import CANDIDATE_LABEL
 
 VALIDATED_SUFFIX: Final = " (community validated)"
@@ -33,6 +35,12 @@ class Threshold:
 
 
 DEFAULT_THRESHOLD: Final = Threshold()
+
+
+def minimum_size(card: Mapping[str, Any], min_entries: int = DEFAULT_THRESHOLD.min_entries) -> int:
+    """The fewest entries a sample of this card must hold to be able to validate it: the
+    threshold's entries, or every answered entry when the run has fewer."""
+    return max(1, min(min_entries, len(answered_rows(card))))
 
 
 def validated_tier(parent_tier: str | None, uncapped: str | None, meets: bool) -> str | None:
@@ -68,7 +76,11 @@ def verify_chain(card: Mapping[str, Any], path: Path) -> None:
             f"{path}: human_validation: the card is not its parent "
             f"{str(extends.get('run_card_hash'))[:12]}... plus a validation record"
         )
-    if bool(block.get("meets_threshold")) != _meets(block):
+    parent["run_card_hash"] = extends.get("run_card_hash")
+    problem = _sample_problem(block, parent)
+    if problem:
+        raise runcard.RunCardError(f"{path}: human_validation: {problem}")
+    if bool(block.get("meets_threshold")) != _meets(block, minimum_size(parent)):
         raise runcard.RunCardError(
             f"{path}: human_validation: meets_threshold does not follow its own counts"
         )
@@ -81,9 +93,38 @@ def verify_chain(card: Mapping[str, Any], path: Path) -> None:
         raise runcard.RunCardError(f"{path}: human_validation: tier does not follow the record")
 
 
-def _meets(block: Mapping[str, Any]) -> bool:
+def _sample_problem(block: Mapping[str, Any], parent: Mapping[str, Any]) -> str | None:
+    """Why the record's sample and ratings are not the parent's sample drawn with the
+    recorded size and seed and ratings of its entries (None when they are)."""
+    recorded = block.get("sample")
+    per_entry = block.get("per_entry")
+    ratings = block.get("ratings")
+    if not isinstance(recorded, Mapping) or not isinstance(per_entry, Mapping):
+        return "sample and per_entry must be objects"
+    size, seed, entries = recorded.get("size"), recorded.get("seed"), recorded.get("entry_ids")
+    if not isinstance(size, int) or not isinstance(seed, int) or not isinstance(entries, list):
+        return "sample needs integer size and seed and a list of entry_ids"
+    try:
+        drawn = draw(parent, size, seed)
+    except SampleError as exc:
+        return f"sample: {exc}"
+    if entries != drawn.entry_ids() or recorded.get("sample_id") != drawn.sample_id:
+        return f"sample: not the entries drawn from the parent with size {size}, seed {seed}"
+    if not set(per_entry) <= set(entries):
+        return "per_entry rates entries outside the sample"
+    counts = Counter(str(v) for v in per_entry.values())
+    if not isinstance(ratings, Mapping) or {k: v for k, v in ratings.items() if v} != counts:
+        return "ratings are not the count of per_entry"
+    ids = [r.get("id") for r in block.get("reviewers") or [] if isinstance(r, Mapping)]
+    if len(set(ids)) != len(ids):
+        return "a reviewer id appears twice"
+    return None
+
+
+def _meets(block: Mapping[str, Any], least_entries: int) -> bool:
     """The threshold recomputed from the record's own counts; thresholds looser than the
-    defaults never meet it (``check_threshold`` refuses them at ingestion)."""
+    defaults, and samples smaller than ``least_entries``, never meet it (ingest refuses
+    them)."""
     try:
         limits = block["threshold"]
         ratings = {str(k): int(v) for k, v in block["ratings"].items()}
@@ -93,6 +134,7 @@ def _meets(block: Mapping[str, Any]) -> bool:
         reviewers = len(block["reviewers"])
         loose = (
             limits["min_reviewers"] < DEFAULT_THRESHOLD.min_reviewers
+            or sample_size < least_entries
             or limits["min_entries"] < min(DEFAULT_THRESHOLD.min_entries, sample_size)
             or limits["min_usable"] < DEFAULT_THRESHOLD.min_usable
         )

@@ -8,28 +8,55 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.review import chain, form, ingest, sample
+from pytest_mteval.review import chain, form, ingest, record, sample
+
+_SAMPLE_HELP = (
+    "draw a review sample; write the review form (HTML), the CSV template and the sample "
+    "record that ingest checks ratings against. Spreadsheet safety: a cell that starts with "
+    "=, +, -, @, a tab or a carriage return (a formula to a spreadsheet) is written with a "
+    "leading single quote, as is one that starts with a quote; the form's Export CSV does "
+    "the same, and ingest removes that quote again"
+)
+_INGEST_HELP = (
+    "check ratings against the sample record and write a validated card; reviewer names are "
+    "compared after NFKC, case folding, removing invisible characters and folding look-alike "
+    "letters, so one person cannot count as two"
+)
 
 
 def add_review_command(commands: Any) -> None:
     """``mteval review {sample,ingest}`` (``commands`` is the parser's subparsers action)."""
     review = commands.add_parser("review", help="human validation of a run (spec §7.3)")
     steps = review.add_subparsers(dest="step", required=True)
-    draw = steps.add_parser("sample", help="draw a review sample and write the review sheets")
+    draw = steps.add_parser(
+        "sample", help="draw a review sample and write the review sheets", description=_SAMPLE_HELP
+    )
     draw.add_argument("card", type=Path, help="the run card to validate")
-    draw.add_argument("-n", type=int, default=sample.DEFAULT_SIZE, help="entries (50)")
+    draw.add_argument(
+        "-n",
+        type=int,
+        default=sample.DEFAULT_SIZE,
+        help="entries (50; at least 30, or every answered entry of a smaller run)",
+    )
     draw.add_argument("--seed", type=int, default=sample.DEFAULT_SEED, help="seed (12345)")
     draw.add_argument("--out", type=Path, help="folder for the sheets (the card's folder)")
     draw.add_argument("--no-reference", action="store_true", help="do not show references")
     draw.set_defaults(run=_sample)
-    take = steps.add_parser("ingest", help="check ratings and write a validated card")
+    take = steps.add_parser(
+        "ingest", help="check ratings and write a validated card", description=_INGEST_HELP
+    )
     take.add_argument("card", type=Path, help="the run card the sample was drawn from")
     take.add_argument("ratings", type=Path, nargs="+", help="one CSV per reviewer")
+    take.add_argument(
+        "--sample",
+        type=Path,
+        help="the sample record review sample wrote (default: the one in the card's folder)",
+    )
     take.add_argument("--out", type=Path, help="the new card (default <card>.validated.json)")
     default = chain.DEFAULT_THRESHOLD
-    take.add_argument("--min-reviewers", type=int, default=default.min_reviewers)
-    take.add_argument("--min-entries", type=int, default=default.min_entries)
-    take.add_argument("--min-usable", type=float, default=default.min_usable)
+    take.add_argument("--min-reviewers", default=str(default.min_reviewers), help="(2, or more)")
+    take.add_argument("--min-entries", default=str(default.min_entries), help="(30, or more)")
+    take.add_argument("--min-usable", default=str(default.min_usable), help="(0.8 to 1)")
     take.set_defaults(run=_ingest)
 
 
@@ -37,6 +64,13 @@ def _sample(args: argparse.Namespace) -> int:
     try:
         card = runcard.load(args.card)
         runcard.verify(card, args.card)
+        needed = chain.minimum_size(card)
+        if args.n < needed:
+            raise sample.SampleError(
+                f"-n {args.n}: a review sample needs at least {needed} entries to validate "
+                f"the card (the threshold's {chain.DEFAULT_THRESHOLD.min_entries}, or every "
+                f"answered entry of a smaller run)"
+            )
         drawn = sample.draw(card, args.n, args.seed)
     except (runcard.RunCardError, sample.SampleError) as exc:
         print(f"mteval review: {exc}")
@@ -50,20 +84,23 @@ def _sample(args: argparse.Namespace) -> int:
     template = out / f"{stem}.csv"
     html.write_text(form.html_form(drawn, title, with_reference), encoding="utf-8")
     template.write_text(form.csv_template(drawn, with_reference), encoding="utf-8")
+    kept = record.path_for(out, drawn)
+    record.write(kept, drawn, card)
     strata = ", ".join(f"{k} {v['drawn']}/{v['population']}" for k, v in drawn.strata.items())
     print(
         f"sample {drawn.sample_id}: {len(drawn.items)} entries by {drawn.stratified_by} ({strata})"
     )
     print(f"review form: {html}")
     print(f"CSV template: {template}")
+    print(f"sample record (ingest checks ratings against it): {kept}")
     return 0
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    threshold = chain.Threshold(args.min_reviewers, args.min_entries, args.min_usable)
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
     try:
-        card = ingest.ingest(args.card, args.ratings, threshold, today)
+        threshold = ingest.parse_threshold(args.min_reviewers, args.min_entries, args.min_usable)
+        card = ingest.ingest(args.card, args.ratings, threshold, today, args.sample)
         out = args.out or args.card.with_name(f"{args.card.stem}.validated.json")
         written = runcard.write_new(card, out)
     except (runcard.RunCardError, ingest.ReviewError) as exc:

@@ -6,26 +6,31 @@ The new card is the automated card plus that block and a relabelled tier, re-sea
 block keeps the parent's hash and tier, so :func:`verify_chain` can rebuild the parent and
 check its hash: a validation record cannot come with edited scores or outputs.
 
-Reviewers are recorded as pseudonymous ids (a hash of the name salted with the parent's hash);
-how their ratings combine and how agreement is measured is in ``agreement``; the chain and
-the tier it earns are in ``chain``.
+The sample is the one its record fixes (``record``), never one a ratings file names; every
+cell read is restored from the spreadsheet-safe form the sheets were written in (``cells``).
+Reviewers are recorded as pseudonymous ids (a hash of the name, compared and hashed in the
+form ``names`` gives it, salted with the parent's hash); how their ratings combine
+and how agreement is measured is in ``agreement``; the chain and the tier it earns are in
+``chain``.
 """
 
 from __future__ import annotations
 
 import csv
 import datetime
-import hashlib
 import io
+import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.errors import MtevalError
+from pytest_mteval.errors import MtevalError, read_bytes
+from pytest_mteval.review import record
 from pytest_mteval.review.agreement import agreement, combine
+from pytest_mteval.review.cells import restore
 from pytest_mteval.review.chain import (
     DEFAULT_THRESHOLD,
     USABLE,
@@ -33,7 +38,8 @@ from pytest_mteval.review.chain import (
     extend,
 )
 from pytest_mteval.review.form import COLUMNS, RATINGS
-from pytest_mteval.review.sample import Sample, SampleError, draw, parse_sample_id
+from pytest_mteval.review.names import pseudonym, same_reviewer
+from pytest_mteval.review.sample import Sample
 
 _REQUIRED: Final = ("sample_id", "entry_id", "reviewer", "rating")
 
@@ -54,22 +60,25 @@ class Review:
 def read_review(path: Path, sample: Sample, card: Mapping[str, Any]) -> Review:
     """One reviewer's CSV, checked row by row against the sample and the card."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_bytes(path, "ratings file", ReviewError).decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         raise ReviewError(f"{path}: cannot read as UTF-8 text: {exc}") from None
+    # a cell holds a whole prediction, which may be longer than csv's default field limit
+    csv.field_size_limit(max(csv.field_size_limit(), len(text)))
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    missing = [c for c in _REQUIRED if c not in (reader.fieldnames or [])]
+    missing = [c for c in _REQUIRED if c not in (_fieldnames(reader, path) or [])]
     if missing:
         raise ReviewError(f"{path}: missing column(s) {', '.join(missing)} (expected {COLUMNS})")
     predictions = {item.entry_id: item.prediction for item in sample.items}
     ratings: dict[str, str] = {}
     reviewers: set[str] = set()
     dates: set[str] = set()
-    for row in reader:
+    for raw in _rows(reader, path):
         where = f"{path}: line {reader.line_num}"
+        row = {key: restore(value) for key, value in raw.items() if isinstance(value, str)}
         if (row.get("sample_id") or "").strip() != sample.sample_id:
             raise ReviewError(
-                f"{where}: field 'sample_id': {row.get('sample_id')!r} is not this card's "
+                f"{where}: field 'sample_id': {row.get('sample_id')!r} is not the recorded "
                 f"sample {sample.sample_id}"
             )
         entry = (row.get("entry_id") or "").strip()
@@ -105,32 +114,23 @@ def read_review(path: Path, sample: Sample, card: Mapping[str, Any]) -> Review:
     return Review(path, reviewers.pop(), tuple(sorted(dates)), ratings)
 
 
-def sample_of(card: Mapping[str, Any], paths: Sequence[Path]) -> Sample:
-    """The sample the files name, re-drawn from the card (so it must be the same card)."""
-    for path in paths:
-        try:
-            with path.open(encoding="utf-8-sig", newline="") as handle:
-                first = next(csv.DictReader(handle), None)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ReviewError(f"{path}: cannot read as UTF-8 text: {exc}") from None
-        if first is None or not (first.get("sample_id") or "").strip():
-            raise ReviewError(f"{path}: line 2: field 'sample_id': missing (no rated rows?)")
-        try:
-            prefix, size, seed = parse_sample_id(first["sample_id"])
-        except SampleError as exc:
-            raise ReviewError(f"{path}: line 2: field 'sample_id': {exc}") from None
-        if not str(card.get("run_card_hash", "")).startswith(prefix):
-            raise ReviewError(
-                f"{path}: sample {first['sample_id']} was drawn from another card "
-                f"(hash {prefix}...), not this one ({str(card.get('run_card_hash'))[:12]}...)"
-            )
-        return draw(card, size, seed)
-    raise ReviewError("no ratings file given")
+def _fieldnames(reader: csv.DictReader[str], path: Path) -> Sequence[str] | None:
+    try:
+        return reader.fieldnames
+    except csv.Error as exc:
+        raise ReviewError(f"{path}: line 1: not CSV: {exc}") from None
 
 
-def pseudonym(name: str, parent_hash: str) -> str:
-    digest = hashlib.sha256(f"{parent_hash}:{name.strip().casefold()}".encode()).hexdigest()
-    return f"r-{digest[:12]}"
+def _rows(reader: csv.DictReader[str], path: Path) -> Iterator[dict[str, Any]]:
+    """The rows, a malformed one as one line naming it."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise ReviewError(f"{path}: line {reader.line_num}: not CSV: {exc}") from None
+        yield row
 
 
 def validation_block(
@@ -140,10 +140,14 @@ def validation_block(
     threshold: Threshold,
     today: str,
 ) -> dict[str, Any]:
-    names = [r.reviewer.casefold() for r in reviews]
-    duplicate = next((n for n in names if names.count(n) > 1), None)
-    if duplicate is not None:
-        raise ReviewError(f"reviewer {duplicate!r} appears in more than one file")
+    for index, review in enumerate(reviews):
+        for other in reviews[:index]:
+            if same_reviewer(review.reviewer, other.reviewer):
+                raise ReviewError(
+                    f"{review.path}: reviewer {review.reviewer!r} appears in more than one file "
+                    f"(as {other.reviewer!r} in {other.path}; names are compared after Unicode "
+                    f"normalisation, case folding and folding look-alike letters)"
+                )
     combined = combine(reviews)
     distribution = Counter(combined.values())
     usable = sum(distribution[r] for r in USABLE)
@@ -173,6 +177,7 @@ def validation_block(
         ],
         "ingested": today,
         "rated_entries": len(combined),
+        "coverage": {"rated": len(combined), "sample": len(sample.items)},
         "ratings": {r: distribution[r] for r in RATINGS},
         "per_entry": combined,
         "usable_share": round(usable_share, 4),
@@ -186,37 +191,55 @@ def validation_block(
     }
 
 
-def check_threshold(threshold: Threshold) -> None:
-    """Stricter thresholds than the defaults are allowed, looser ones are not."""
+def parse_threshold(min_reviewers: str, min_entries: str, min_usable: str) -> Threshold:
+    """The options as a threshold; only stricter ones than the defaults are allowed."""
     default = DEFAULT_THRESHOLD
-    if (
-        threshold.min_reviewers < default.min_reviewers
-        or threshold.min_entries < default.min_entries
-        or threshold.min_usable < default.min_usable
-        or threshold.min_usable > 1
-    ):
+    reviewers = _whole("--min-reviewers", min_reviewers, default.min_reviewers)
+    entries = _whole("--min-entries", min_entries, default.min_entries)
+    try:
+        usable = float(min_usable)
+    except ValueError:
+        usable = math.nan
+    if not math.isfinite(usable) or not default.min_usable <= usable <= 1:
         raise ReviewError(
-            f"thresholds may only be stricter than the defaults (reviewers >= "
-            f"{default.min_reviewers}, entries >= {default.min_entries}, usable share in "
-            f"[{default.min_usable}, 1])"
+            f"--min-usable: {min_usable!r} is not a share in [{default.min_usable}, 1] "
+            f"(thresholds may only be stricter than the defaults)"
         )
+    return Threshold(reviewers, entries, usable)
+
+
+def _whole(option: str, text: str, least: int) -> int:
+    value = text.strip()
+    if not value.isdigit() or len(value) > 9 or int(value) < least:
+        raise ReviewError(
+            f"{option}: {text!r} is not a whole number >= {least} (thresholds may only be "
+            f"stricter than the defaults)"
+        )
+    return int(value)
 
 
 def ingest(
-    card_path: Path, rating_paths: Sequence[Path], threshold: Threshold, today: str
+    card_path: Path,
+    rating_paths: Sequence[Path],
+    threshold: Threshold,
+    today: str,
+    sample_path: Path | None = None,
 ) -> dict[str, Any]:
-    """Verify the card, read every reviewer's file, and return the new sealed card."""
-    check_threshold(threshold)
+    """Verify the card, read the sample record and every reviewer's file, and return the
+    new sealed card."""
     card = runcard.load(card_path)
     runcard.verify(card, card_path)
     if "human_validation" in card:
         raise ReviewError(
             f"{card_path}: already carries a validation record; ingest into its parent"
         )
+    if not rating_paths:
+        raise ReviewError("no ratings file given")
     try:
-        sample = sample_of(card, rating_paths)
-    except SampleError as exc:
-        raise ReviewError(f"{card_path}: {exc}") from None
+        path = sample_path or record.find(card_path, card)
+        sample = record.read(path, card, threshold.min_entries)
+    except record.SampleRecordError as exc:
+        raise ReviewError(str(exc)) from None
     reviews = [read_review(path, sample, card) for path in rating_paths]
     block = validation_block(card, sample, reviews, threshold, today)
     return extend(card, block)

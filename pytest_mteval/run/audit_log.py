@@ -63,7 +63,7 @@ def verify_log(path: Path, head: str | None = None, count: int | None = None) ->
     for number, line in enumerate(raw.splitlines(), start=1):
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past Python's stack
             out.problems.append(f"{path}: line {number}: not JSON")
             entry = {}
         if not isinstance(entry, dict):

@@ -32,7 +32,7 @@ from pytest_mteval.corpus import Entry
 from pytest_mteval.errors import MtevalError, parse_json
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
 from pytest_mteval.metrics.record import EntryRecord
-from pytest_mteval.run.result_model import ResultProblem, validate_result
+from pytest_mteval.run.result_model import ResultProblem, truncation_note, validate_result
 from pytest_mteval.run.translate import method_view
 
 #: RunConfig fields that cannot change an output (scheduling, and where the folder lives:
@@ -247,6 +247,9 @@ def _checked_payload(data: bytes, fingerprint: str, key: str) -> MethodResult | 
         return None
     if checked.get("error") or not isinstance(checked.get("predicted"), str):
         return None
+    note = truncation_note(result.get("truncated_for_scoring"))
+    if note is not None:  # stored cut: the flag comes back with the cut text
+        checked["truncated_for_scoring"] = note
     return checked
 
 

@@ -5,8 +5,18 @@ serves and bind-mounts into the sandbox. It forwards to the run's upstream ``bas
 only for the model slugs the method's manifest declares (a ``gateway`` dependency's
 ``source: provider:slug``; ``provider:<configurable>`` admits the run's ``--mteval-model``),
 adds the API key itself (the method never holds one), keeps at most ``concurrency`` requests
-upstream and at most ``budget`` in all, and appends every request and answer, refused ones
-included, to a hash-chained audit log. Everything else gets a 4xx with the reason.
+upstream and at most ``budget`` in all (the harness's number, never the method's), and appends
+every request and answer to a hash-chained audit log. Everything else gets a 4xx with the
+reason. Against a hostile method:
+
+- the body is parsed strictly and rebuilt from an allow-list (``gateway_request.py``); an
+  unknown field or a key written twice is refused naming it, ``max_tokens`` is capped;
+- refusals have their own budget (``refusal_budget``), are logged with their first 512 bytes
+  and their size only, and past the budget are answered 429, unlogged, counted on the card;
+- at most ``connection_limit`` connections are open (the next ones get a 503 and are closed),
+  a request must arrive within ``idle_timeout_s`` and an answer be read within it;
+- a body over 8 MiB (declared, or chunked) gets a 413 (``gateway_http.py``);
+- the key is withheld from answers in any encoding ``gateway_secrets.py`` names.
 HTTP/1.1 is parsed by h11, on both sides (``upstream.py``).
 """
 
@@ -25,10 +35,23 @@ import h11
 
 from pytest_mteval.methods.manifest import MethodManifest
 from pytest_mteval.run.audit_log import AuditLog
+from pytest_mteval.run.gateway_http import (
+    MAX_BODY_BYTES,
+    Incoming,
+    closing,
+    error,
+    framed,
+    read_request,
+)
+from pytest_mteval.run.gateway_request import MAX_TOKENS_CAP, BadRequest, parse_request
+from pytest_mteval.run.gateway_secrets import KeyFilter
 from pytest_mteval.run.upstream import Upstream, UpstreamError
 
-#: A request body larger than this is refused (413).
-MAX_BODY_BYTES = 8 * 1024 * 1024
+__all__ = ["MAX_BODY_BYTES", "Gateway", "GatewayConfig", "allowed_models"]
+#: Refused requests logged at most, by default; past them the gateway answers 429 unlogged.
+REFUSAL_BUDGET = 32
+#: Open connections at most, by default: twice the concurrency, and never fewer than this.
+MIN_CONNECTIONS = 16
 
 
 def allowed_models(manifest: MethodManifest, run_model: str | None) -> list[str]:
@@ -54,6 +77,18 @@ class GatewayConfig:
     concurrency: int
     budget: int
     timeout_s: float
+    #: the most completion tokens a request may ask for (and asks for when it names none)
+    max_tokens: int = MAX_TOKENS_CAP
+    #: refused requests answered with the reason and logged; past them: 429, not logged
+    refusal_budget: int = REFUSAL_BUDGET
+    #: open connections at most (0: twice the concurrency, at least MIN_CONNECTIONS)
+    max_connections: int = 0
+    #: a request (or the wait for the next one on a kept-alive connection) must arrive within
+    idle_timeout_s: float = 60.0
+
+    @property
+    def connection_limit(self) -> int:
+        return self.max_connections or max(MIN_CONNECTIONS, 2 * self.concurrency)
 
 
 class Gateway:
@@ -65,6 +100,8 @@ class Gateway:
         self.log = log
         self.forwarded = 0
         self.refused = 0
+        self.unlogged = 0
+        self._keys = KeyFilter(config.api_key)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._server: asyncio.Server | None = None
@@ -112,28 +149,27 @@ class Gateway:
             "lines": self.log.count,
             "forwarded": self.forwarded,
             "refused": self.refused,
+            "refused_unlogged": self.unlogged,
             "upstream": self.config.upstream,
             "allowed_models": self.config.models,
             "budget": self.config.budget,
+            "refusal_budget": self.config.refusal_budget,
+            "max_connections": self.config.connection_limit,
+            "max_tokens_cap": self.config.max_tokens,
         }
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        conn = h11.Connection(h11.SERVER)
         task = asyncio.current_task()
-        if task is not None:
-            self._clients.add(task)
         try:
-            while True:
-                request, body = await self._read_request(conn, reader)
-                if request is None:
-                    break
-                status, payload = await self._answer(request, body)
-                self._write(conn, writer, status, payload)
-                await writer.drain()
-                if conn.our_state is not h11.DONE or conn.their_state is not h11.DONE:
-                    break
-                conn.start_next_cycle()
-        except (h11.ProtocolError, ConnectionError, asyncio.IncompleteReadError):
+            if len(self._clients) >= self.config.connection_limit:
+                limit = self.config.connection_limit
+                refusal = error(503, f"the gateway's {limit} connections are all open")
+                await self._send(writer, closing(*self._refuse(Incoming(), refusal)))
+                return
+            if task is not None:
+                self._clients.add(task)
+            await self._requests(reader, writer)
+        except (ConnectionError, TimeoutError):
             pass
         except asyncio.CancelledError:
             pass  # the gateway is closing
@@ -142,77 +178,76 @@ class Gateway:
             if task is not None:
                 self._clients.discard(task)
 
-    async def _read_request(
-        self, conn: h11.Connection, reader: asyncio.StreamReader
-    ) -> tuple[h11.Request | None, bytes]:
-        request: h11.Request | None = None
-        body = bytearray()
+    async def _requests(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Answers the requests of one connection in order (pipelined ones too)."""
+        conn = h11.Connection(h11.SERVER, max_incomplete_event_size=16384)
         while True:
-            event = conn.next_event()
-            if event is h11.NEED_DATA:
-                data = await reader.read(65536)
-                conn.receive_data(data)
-                continue
-            if isinstance(event, h11.Request):
-                request = event
-            elif isinstance(event, h11.Data):
-                body += event.data
-                if len(body) > MAX_BODY_BYTES:
-                    raise h11.ProtocolError("body too large")
-            elif isinstance(event, h11.EndOfMessage):
-                return request, bytes(body)
-            else:  # ConnectionClosed, or a client that hung up
-                return None, b""
+            incoming = await read_request(conn, reader, self.config.idle_timeout_s)
+            if incoming is None:
+                return
+            if incoming.refusal is not None:
+                await self._send(writer, closing(*self._refuse(incoming, incoming.refusal)))
+                return
+            status, payload = await self._answer(incoming)
+            if status == 429:
+                await self._send(writer, closing(status, payload))
+                return
+            await self._send(writer, framed(conn, status, payload))
+            if conn.our_state is not h11.DONE or conn.their_state is not h11.DONE:
+                return
+            conn.start_next_cycle()
 
-    def _write(
-        self, conn: h11.Connection, writer: asyncio.StreamWriter, status: int, payload: bytes
-    ) -> None:
-        headers = [("content-type", "application/json"), ("content-length", str(len(payload)))]
-        writer.write(conn.send(h11.Response(status_code=status, headers=headers)) or b"")
-        writer.write(conn.send(h11.Data(data=payload)) or b"")
-        writer.write(conn.send(h11.EndOfMessage()) or b"")
+    async def _send(self, writer: asyncio.StreamWriter, data: bytes) -> None:
+        """Write an answer; a client that does not read it is dropped after the timeout."""
+        writer.write(data)
+        async with asyncio.timeout(self.config.idle_timeout_s):
+            await writer.drain()
 
-    async def _answer(self, request: h11.Request, body: bytes) -> tuple[int, bytes]:
+    def _refuse(self, incoming: Incoming, refusal: tuple[int, bytes]) -> tuple[int, bytes]:
+        """Count a refusal; log it (truncated) while the refusal budget lasts, then 429."""
+        self.refused += 1
+        if self.refused > self.config.refusal_budget:
+            self.unlogged += 1
+            budget = self.config.refusal_budget
+            return error(429, f"more than {budget} requests refused: the gateway stops answering")
+        status, answer = refusal
+        self._log("refused", incoming.logged(), status, answer, time.monotonic())
+        return status, answer
+
+    async def _answer(self, incoming: Incoming) -> tuple[int, bytes]:
         started = time.monotonic()
-        target = request.target.decode("ascii", "replace")
-        refusal, parsed = self._check(request, target, body)
-        if refusal is not None:
-            self.refused += 1
-            status, answer = refusal
-        else:
-            self.forwarded += 1
-            status, answer = await self._forward(body)
+        config = self.config
+        if incoming.method != "POST" or not incoming.target.endswith("/chat/completions"):
+            return self._refuse(
+                incoming, error(404, "the gateway serves POST /v1/chat/completions only")
+            )
+        try:
+            chat = parse_request(incoming.body, config.models, config.max_tokens)
+        except BadRequest as exc:
+            return self._refuse(incoming, error(exc.status, str(exc)))
+        if self.forwarded >= config.budget:
+            reason = (
+                f"the run's request budget of {config.budget} is spent; a method that makes "
+                "more requests per entry needs a larger --mteval-gateway-requests"
+            )
+            return self._refuse(incoming, error(403, reason))
+        self.forwarded += 1
+        status, answer = await self._forward(chat.body())
+        self._log("forwarded", {**_head(incoming), "body": chat.logged()}, status, answer, started)
+        return status, answer
+
+    def _log(
+        self, outcome: str, request: dict[str, Any], status: int, answer: bytes, started: float
+    ) -> None:
         self.log.append(
             {
                 "time": dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds"),
-                "outcome": "refused" if refusal else "forwarded",
-                "request": {"method": request.method.decode(), "path": target, "body": parsed},
+                "outcome": outcome,
+                "request": request,
                 "response": {"status": status, "body": _as_json(answer)},
                 "latency_ms": round((time.monotonic() - started) * 1000, 3),
             }
         )
-        return status, answer
-
-    def _check(
-        self, request: h11.Request, target: str, body: bytes
-    ) -> tuple[tuple[int, bytes] | None, Any]:
-        parsed = _as_json(body)
-        if request.method != b"POST" or not target.rstrip("/").endswith("/chat/completions"):
-            return _error(404, "the gateway serves POST /v1/chat/completions only"), parsed
-        if not isinstance(parsed, dict):
-            return _error(400, "the request body is not a JSON object"), parsed
-        if parsed.get("stream"):
-            return _error(400, "the gateway does not stream: send stream=false"), parsed
-        model = parsed.get("model")
-        if model not in self.config.models:
-            allowed = ", ".join(self.config.models) or "none"
-            reason = (
-                f"model {model!r} is not declared in the method's manifest (allowed: {allowed})"
-            )
-            return _error(403, reason), parsed
-        if self.forwarded >= self.config.budget:
-            return _error(403, f"the run's request budget of {self.config.budget} is spent"), parsed
-        return None, parsed
 
     async def _forward(self, body: bytes) -> tuple[int, bytes]:
         assert self._upstream is not None
@@ -224,19 +259,15 @@ class Gateway:
             async with self._limit:
                 status, answer = await self._upstream.post("chat/completions", body, headers)
         except UpstreamError as exc:
-            return _error(502, f"gateway: upstream request failed ({exc})")
+            return error(502, f"gateway: upstream request failed ({exc})")
         except TimeoutError:
             waited = f"{self.config.timeout_s:g}s"
-            return _error(504, f"gateway: upstream did not answer within {waited}")
-        key = self.config.api_key.encode()
-        if key and key in answer:  # an upstream that echoes the key does not pass it on
-            answer = answer.replace(key, b"***")
-        return status, answer
+            return error(504, f"gateway: upstream did not answer within {waited}")
+        return status, self._keys.scrub(answer)  # an upstream that echoes the key
 
 
-def _error(status: int, message: str) -> tuple[int, bytes]:
-    body = {"error": {"message": message, "type": "mteval_gateway", "code": status}}
-    return status, json.dumps(body).encode()
+def _head(incoming: Incoming) -> dict[str, Any]:
+    return {"method": incoming.method, "path": incoming.target}
 
 
 def _as_json(data: bytes) -> Any:

@@ -3,7 +3,6 @@ LLM gateway for a sandboxed A1 method, and what the run card says about both."""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as dt
 import os
@@ -20,7 +19,7 @@ from pytest_mteval.llm.client import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL
 from pytest_mteval.methods.manifest import MethodManifest
 from pytest_mteval.methods.protocol import RunConfig
 from pytest_mteval.run.audit_log import AuditLog
-from pytest_mteval.run.gateway import Gateway, GatewayConfig, allowed_models
+from pytest_mteval.run.gateway import REFUSAL_BUDGET, Gateway, GatewayConfig, allowed_models
 from pytest_mteval.run.hardening import is_dumpable, set_dumpable
 from pytest_mteval.run.method_ref import method_ref
 from pytest_mteval.run.remote_method import RemoteMethod
@@ -32,8 +31,12 @@ from pytest_mteval.run.state import RunState
 
 #: workerinput key that hands the controller's gateway socket to xdist workers.
 GATEWAY_SOCKET_KEY = "mteval_gateway_socket"
-#: Gateway requests allowed per entry and per call the method may make, by default.
-REQUESTS_PER_CALL = 4
+#: Gateway requests allowed per entry by default (a method that makes more, like fst-gated with
+#: more than 3 retries, needs --mteval-gateway-requests).
+REQUESTS_PER_ENTRY = 4
+#: Refused gateway requests answered and logged per entry by default (never fewer than the
+#: gateway's REFUSAL_BUDGET).
+REFUSALS_PER_ENTRY = 2
 
 
 @dataclass
@@ -124,13 +127,9 @@ def start_isolation(
         raise
     isolation.backend = backend
     state.translator.backend = backend
-    remote = RemoteMethod(backend)
-    state._method = remote
-    gateway = isolation.gateway
-    if gateway is not None and not getattr(state.settings, "gateway_requests", None):
-        # a method that makes several calls per entry gets as many times the budget
-        with contextlib.suppress(RuntimeError, ValueError):
-            gateway.config.budget *= max(1, remote.max_calls_per_entry(config))
+    state._method = RemoteMethod(backend)
+    # the gateway's budget is the harness's (--mteval-gateway-requests or REQUESTS_PER_ENTRY),
+    # never the method's own max_calls_per_entry: a method could claim any number
     return isolation
 
 
@@ -175,7 +174,7 @@ def _gateway_for(
         key_env = args.get("api_key_env", DEFAULT_API_KEY_ENV)
         settings = state.settings
         entries = len(state.corpus.entries)
-        budget = getattr(settings, "gateway_requests", None) or REQUESTS_PER_CALL * entries
+        budget = getattr(settings, "gateway_requests", None) or REQUESTS_PER_ENTRY * entries
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
         log = AuditLog(rootpath / ".mteval" / "audit" / f"{stamp}-{uuid.uuid4().hex[:8]}.jsonl")
         gateway_config = GatewayConfig(
@@ -185,6 +184,7 @@ def _gateway_for(
             concurrency=settings.concurrency,
             budget=budget,
             timeout_s=settings.request_timeout_s or settings.timeout_s,
+            refusal_budget=max(REFUSAL_BUDGET, REFUSALS_PER_ENTRY * entries),
         )
         isolation.gateway = Gateway(gateway_config, socket, log).start()
     isolation.gateway_socket = str(socket)

@@ -6,6 +6,7 @@ controller on the test report, so they carry sufficient statistics rather than o
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
@@ -24,7 +25,17 @@ _PASSTHROUGH = (
     "metadata",
     "cached",
     "cache_rejected",
+    "truncated_for_scoring",
 )
+
+
+class ScoringTimeout(Exception):
+    """The metrics ran past the entry's deadline (``--mteval-score-timeout``)."""
+
+
+def _check(deadline: float | None, budget_s: float | None) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise ScoringTimeout(f"scoring timed out: the metrics took over {budget_s:g}s")
 
 
 def build_record(
@@ -34,6 +45,28 @@ def build_record(
     result: MethodResult,
     builtin: Sequence[Metric] = (),
     plugins: Sequence[Metric] = (),
+    budget_s: float | None = None,
+) -> EntryRecord:
+    """The entry's record, every metric scored within ``budget_s`` seconds: checked between
+    metrics, as each one's input is bounded (run/result_model.py ``scoring_limit``). An entry
+    over it is an error, so that one pathological entry never holds up the run."""
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    try:
+        return _scored(entry, index, batch, result, builtin, plugins, deadline, budget_s)
+    except ScoringTimeout as exc:
+        failed: MethodResult = {**result, "predicted": None, "error": str(exc)}
+        return _scored(entry, index, batch, failed, builtin, plugins, None, None)
+
+
+def _scored(
+    entry: Entry,
+    index: int,
+    batch: int,
+    result: MethodResult,
+    builtin: Sequence[Metric],
+    plugins: Sequence[Metric],
+    deadline: float | None,
+    budget_s: float | None,
 ) -> EntryRecord:
     predicted = result.get("predicted")
     record = new_record(
@@ -65,11 +98,14 @@ def build_record(
         return record
     for metric in builtin:
         if not hasattr(metric, "score_batch"):
+            _check(deadline, budget_s)
             with _recorded_failure(record, metric.name):
                 add_fields(record, metric.score_entry(entry, predicted))
     for metric in plugins:
+        _check(deadline, budget_s)
         with _recorded_failure(record, metric.name):
             record["plugin_metrics"][metric.name] = metric.score_entry(entry, predicted)
+    _check(deadline, budget_s)
     return record
 
 
@@ -89,17 +125,24 @@ def _recorded_failure(record: EntryRecord, metric: str) -> Iterator[None]:
 
 
 def score_batches(
-    entries: Sequence[Entry], records: Sequence[EntryRecord], builtin: Sequence[Metric]
+    entries: Sequence[Entry],
+    records: Sequence[EntryRecord],
+    builtin: Sequence[Metric],
+    budget_s: float | None = None,
 ) -> None:
-    """Run the metrics that score a whole batch at once (an embedder, say) on its records."""
+    """Run the metrics that score a whole batch at once (an embedder, say) on its records,
+    within ``budget_s`` seconds per scored entry (a metric past it is not started)."""
     scored = [(e, r) for e, r in zip(entries, records, strict=True) if r["stats"] is not None]
     if not scored:
         return
+    total = None if budget_s is None else budget_s * len(scored)
+    deadline = None if total is None else time.monotonic() + total
     for metric in builtin:
         score_batch = getattr(metric, "score_batch", None)
         if score_batch is None:
             continue
         try:
+            _check(deadline, total)
             outputs = score_batch([e for e, _ in scored], [r["predicted"] for _, r in scored])
         except Exception as exc:
             for _, record in scored:

@@ -19,13 +19,14 @@ from pydantic_core import ErrorDetails
 
 from pytest_mteval.errors import first_unencodable
 from pytest_mteval.methods.protocol import MethodResult
+from pytest_mteval.metrics.bounds import scoring_limit
 
 #: Counts above 2**53 cannot travel through JSON readers that use doubles.
 MAX_COUNT: Final = 2**53
 Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
 Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-#: Keys of a result that only the harness sets.
-HARNESS_KEYS: Final = frozenset({"id", "cached"})
+#: Keys of a result that only the harness sets (a method's own are dropped).
+HARNESS_KEYS: Final = frozenset({"id", "cached", "truncated_for_scoring"})
 
 _STRICT = ConfigDict(strict=True, extra="allow", frozen=True)
 
@@ -107,6 +108,33 @@ def validate_result(entry_key: str, raw: Mapping[str, Any]) -> MethodResult:
     except (TypeError, ValueError) as exc:
         raise ResultProblem(f"entry {entry_key}: not plain JSON: {exc}") from None
     return out  # type: ignore[return-value]
+
+
+def cut_for_scoring(source: str, raw: Mapping[str, Any]) -> dict[str, Any]:
+    """``raw`` with ``predicted`` and ``raw_predicted`` cut to :func:`scoring_limit`, before
+    anything else keeps, checks, ships or stores them; a cut result says so in
+    ``truncated_for_scoring`` (the original lengths), a harness key no method can set."""
+    limit = scoring_limit(source)
+    out = {k: v for k, v in raw.items() if k != "truncated_for_scoring"}
+    original: dict[str, int] = {}
+    for field in ("predicted", "raw_predicted"):
+        value = out.get(field)
+        if isinstance(value, str) and len(value) > limit:
+            original[f"{field}_chars"] = len(value)
+            out[field] = value[:limit]
+    if original:
+        out["truncated_for_scoring"] = {"kept_chars": limit, **original}
+    return out
+
+
+def truncation_note(value: Any) -> dict[str, int] | None:
+    """A stored ``truncated_for_scoring`` (a cache file's) when well formed, else None."""
+    if not isinstance(value, dict) or not value:
+        return None
+    fine = all(
+        isinstance(k, str) and type(v) is int and 0 <= v <= MAX_COUNT for k, v in value.items()
+    )
+    return dict(value) if fine else None
 
 
 def validate_method_fields(

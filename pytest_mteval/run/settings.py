@@ -29,6 +29,8 @@ class Settings:
     batch_size: int = 25
     concurrency: int = 8
     timeout_s: float = 300.0
+    #: Seconds the metrics may spend on one entry (``--mteval-score-timeout``).
+    score_timeout_s: float = 60.0
     model: str | None = None
     temperature: float = 0.0
     condition: str | None = None

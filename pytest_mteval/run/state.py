@@ -151,10 +151,11 @@ class RunState:
                 results[self.corpus.entries[index].key],
                 self.builtin_metrics,
                 self.plugin_metrics,
+                self.settings.score_timeout_s,
             )
             for index in self.batches[batch]
         ]
-        score_batches(entries, records, self.builtin_metrics)
+        score_batches(entries, records, self.builtin_metrics, self.settings.score_timeout_s)
         if warnings:  # on a record, so that they reach the controller under xdist too
             records[0]["batch_warnings"] = [f"batch {batch}: {w}" for w in warnings]
         for record in records:

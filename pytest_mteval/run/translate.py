@@ -27,7 +27,7 @@ from pytest_mteval.methods.protocol import (
     RunConfig,
     TranslationMethod,
 )
-from pytest_mteval.run.result_model import ResultProblem, validate_result
+from pytest_mteval.run.result_model import ResultProblem, cut_for_scoring, validate_result
 
 
 def method_view(entry: Entry) -> MethodEntry:
@@ -171,6 +171,7 @@ def _match_results(
 
 
 def _checked(entry: Entry, result: dict[str, Any], fallback_latency: float) -> MethodResult:
+    result = cut_for_scoring(entry.source, result)  # first: nothing keeps the whole text
     try:  # the one check of what a method returned (run/result_model.py)
         valid = validate_result(entry.key, result)
     except ResultProblem as exc:
@@ -189,6 +190,8 @@ def _checked(entry: Entry, result: dict[str, Any], fallback_latency: float) -> M
         checked["predicted"] = None
     else:
         checked["error"] = None
+        if "truncated_for_scoring" in result:
+            checked["truncated_for_scoring"] = result["truncated_for_scoring"]
     if valid.get("latency_s") is None:
         checked["latency_s"] = fallback_latency
     return checked

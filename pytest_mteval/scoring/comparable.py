@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from pytest_mteval.metrics import catalog, sacre
+from pytest_mteval.metrics.bounds import bounded
 from pytest_mteval.metrics.definition import family_stats
 from pytest_mteval.metrics.record import (
     EntryRecord,
@@ -145,11 +146,14 @@ def harness_row(entry: Mapping[str, Any], index: int = 0) -> EntryRecord:
     """One reference-harness entry as our record, scored by our code."""
     error = entry.get("error") or None
     predicted = entry.get("predicted")
+    source = str(entry.get("source") or "")
     if error is not None or not isinstance(predicted, str):
         predicted = None
+    else:  # a report's prediction is read as the harness reads a method's (metrics/bounds.py)
+        predicted = bounded(source, predicted)
     row = new_record(
         str(entry["id"]),
-        str(entry.get("source") or ""),
+        source,
         str(entry.get("expected") or ""),
         predicted,
         None if error is None else str(error),

@@ -60,6 +60,7 @@ def run_flags(
         _repeated_outputs(answered, thresholds),
         _copied_sources(answered, thresholds),
         _perfect_on_variants(answered, thresholds),
+        _truncated(records),
     ]
     return [flag for flag in flags if flag is not None]
 
@@ -103,6 +104,21 @@ def _errors(records: Sequence[EntryRecord], t: Thresholds) -> Flag | None:
         code="many_errors",
         message=f"{len(errored)} of {len(records)} entries errored: the scores cover the rest",
         entry_ids=_ids(errored),
+    )
+
+
+def _truncated(records: Sequence[EntryRecord]) -> Flag | None:
+    """Predictions the harness cut for scoring (run/result_model.py): always flagged."""
+    cut = [r for r in records if r.get("truncated_for_scoring")]
+    if not cut:
+        return None
+    return Flag(
+        code="truncated_for_scoring",
+        message=(
+            f"{len(cut)} of {len(records)} entries answered far longer than their source: "
+            "their predictions were cut before scoring (see results[].truncated_for_scoring)"
+        ),
+        entry_ids=_ids(cut),
     )
 
 

@@ -13,6 +13,7 @@ import asyncio
 import datetime as dt
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -206,7 +207,7 @@ async def _pytest(options: SweepOptions, args: list[str], log: Path) -> int:
     """One pytest process, its output in ``log`` (with the command on the first line)."""
     command = [options.python, "-m", "pytest", *args]
     with log.open("w", encoding="utf-8") as out:
-        out.write(" ".join(command) + "\n")
+        out.write(shlex.join(command) + "\n")  # pasted into a shell, it runs this argv
         out.flush()
         process = await asyncio.create_subprocess_exec(
             *command,

@@ -17,6 +17,7 @@ from typing import Any
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.compare import compare_runs
 from pytest_mteval.errors import MtevalError, read_json
+from pytest_mteval.reports.markdown import md_text
 from pytest_mteval.scoring.comparable import from_card
 from pytest_mteval.scoring.gate_options import GateOptions
 from pytest_mteval.scoring.pairing import COMPOSITE
@@ -196,7 +197,7 @@ def matrix_markdown(
     if means:
         lines += ["", "Mean composite per axis value:", ""]
         for axis, by_value in means.items():
-            shown = ", ".join(f"{value} {mean:.4f}" for value, mean in by_value.items())
+            shown = ", ".join(f"{md_text(value)} {mean:.4f}" for value, mean in by_value.items())
             lines.append(f"- {axis}: {shown}")
     if method:
         lines += ["", *method_vs_best_baseline(rows, method)]
@@ -219,15 +220,15 @@ def _cells(row: MatrixRow, axes: Sequence[str]) -> list[str]:
         composite += f" [{ci['lower']:.4f}, {ci['upper']:.4f}]"
     per_entry = (row.card.get("totals") or {}).get("cost_per_entry_usd")
     return [
-        row.label,
-        *(str(row.values.get(axis, "")) for axis in axes),
+        md_text(row.label),
+        *(md_text(str(row.values.get(axis, ""))) for axis in axes),
         composite,
         _num(s.get("chrf_plus_plus"), 2),
         _num(s.get("fst_acceptance_rate"), 3),
         _num(s.get("exact_match_rate"), 3),
         "-" if per_entry is None else f"{per_entry:.5f}",
         _num(s.get("median_latency_seconds"), 3),
-        str(s.get("quality_tier") or "-"),
+        md_text(str(s.get("quality_tier") or "-")),
     ]
 
 

@@ -26,6 +26,9 @@ declared exclusions, is one ordinary run with its own card::
 Axes ``model``, ``temperature``, ``condition`` and ``batch_size`` are harness options; every
 other axis (``prompt_version``, ``coaching``, ``tools``, ...) reaches the method as a method
 arg of that name, which the method must declare and interpret.
+
+Each run is labelled by the values of the axes that vary, every part a slug of any name
+(:func:`label_part`: ``flores head (v2).json`` is ``flores-head-v2``), unique in the sweep.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import hashlib
 import itertools
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -195,8 +199,16 @@ def _method_ref(method: str, folder: Path) -> str:
     return str(candidate.resolve()) if (candidate / "method.json").is_file() else method
 
 
+#: The longest part of a label, and the longest label: a label names files and folders.
+PART_MAX, LABEL_MAX = 48, 120
+
+
 def _labelled(combinations: list[Combination], axes: dict[str, list[Scalar]]) -> list[Combination]:
-    """Labels made of the values of the axes that vary, unique and safe in node ids."""
+    """Labels made of the values of the axes that vary, unique and safe in node ids and file
+    names, whatever the corpus files, methods and values are called (see :func:`label_part`).
+    A label another run already has, or one longer than ``LABEL_MAX``, gets ``_`` and six hex
+    digits of a hash of its run's corpus, method and values (then ``_2``, ``_3``... if that
+    is taken too: the same corpus listed twice)."""
     varying = [name for name, values in axes.items() if len(values) > 1]
     out: list[Combination] = []
     seen: set[str] = set()
@@ -204,25 +216,39 @@ def _labelled(combinations: list[Combination], axes: dict[str, list[Scalar]]) ->
         parts = []
         for name in varying:
             if name == "corpus":
-                parts.append(combo.corpus.stem)
+                parts.append(label_part(combo.corpus.stem))
             elif name == "method":
-                parts.append(Path(combo.method).name)
+                parts.append(label_part(Path(combo.method).name))
             else:
                 parts.append(_slug(name, combo.values[name]))
         label = "_".join(parts) or "run"
-        if label in seen:
-            digest = hashlib.sha256(repr(sorted(combo.values.items())).encode()).hexdigest()
-            label = f"{label}_{digest[:6]}"
+        if label in seen or len(label) > LABEL_MAX:
+            what = repr((str(combo.corpus), combo.method, sorted(combo.values.items())))
+            digest = hashlib.sha256(what.encode("utf-8", "surrogatepass")).hexdigest()
+            label = f"{label[: LABEL_MAX - 10]}_{digest[:6]}"
+        base, count = label, 2
+        while label in seen:
+            label, count = f"{base}_{count}", count + 1
         seen.add(label)
         out.append(Combination(label, combo.corpus, combo.method, combo.values, combo.method_args))
     return out
 
 
+def label_part(text: str) -> str:
+    """One part of a run's label, from any name: accents dropped (NFKD, combining marks
+    removed), every run of characters other than ASCII letters, digits, ``.``, ``+`` and
+    ``-`` made one ``-``, cut to ``PART_MAX`` characters, ``-``, ``.`` and ``+`` stripped
+    from both ends; ``x`` when nothing is left (``日本語``, ``..``)."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    slug = re.sub(r"[^A-Za-z0-9.+-]+", "-", folded, flags=re.ASCII).strip("-.+")
+    return slug[:PART_MAX].strip("-.+") or "x"
+
+
 def _slug(axis: str, value: Scalar) -> str:
-    text = _text(value).rsplit("/", 1)[-1]
-    text = re.sub(r"[^A-Za-z0-9.+-]+", "-", text).strip("-") or "x"
+    """An axis value's part: the text after its last ``/`` (a model's name without its
+    provider), ``t`` before a temperature and ``b`` before a batch size."""
     prefix = {"temperature": "t", "batch_size": "b"}.get(axis, "")
-    return f"{prefix}{text}"
+    return f"{prefix}{label_part(_text(value).rsplit('/', 1)[-1])}"
 
 
 def _text(value: Scalar) -> str:
