@@ -11,9 +11,11 @@ pytest_plugins = ["pytester"]
 
 def run(pytester, corpus, probe, *args):
     card = pytester.path / f"card-{len(list(pytester.path.glob('card-*.json')))}.json"
+    # the plain runner: the tests read the method's call log, private in the sandbox
     result = pytester.runpytest(
-        f"--mteval-corpus={corpus}", f"--mteval-method={probe}", f"--mteval-run-card={card}", *args
-    )
+        f"--mteval-corpus={corpus}", f"--mteval-method={probe}", f"--mteval-run-card={card}",
+        "--mteval-sandbox=none", *args,
+    )  # fmt: skip
     return result, json.loads(card.read_text(encoding="utf-8"))
 
 
