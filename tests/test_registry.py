@@ -28,7 +28,10 @@ class Good:
 
 @pytest.fixture
 def site(tmp_path, monkeypatch):
-    """A folder on sys.path holding a distribution with three entry points."""
+    """A folder on sys.path holding a distribution with three entry points (apart from the
+    corpus: the sandbox shows this folder to the method it installs)."""
+    tmp_path = tmp_path / "site"
+    tmp_path.mkdir()
     (tmp_path / "good_method").mkdir()
     (tmp_path / "good_method" / "__init__.py").write_text(GOOD)
     manifest = {**MANIFEST, "method_id": "good", "entry_point": "good_method:Good"}
@@ -94,5 +97,9 @@ def test_a_session_runs_an_entry_point_method_by_name(pytester, small_corpus, si
     assert result.ret == 0, result.stdout.str()[-2000:]
     card = json.loads((pytester.path / "card.json").read_text(encoding="utf-8"))
     assert card["method"]["manifest"]["method_id"] == "good"  # validated and on the card
+    from pytest_mteval.run.sandbox import sandbox_problem
+
+    if sandbox_problem() is None:  # by default a method installed as a package is sandboxed
+        assert card["runner"]["sandbox"] == "netns"
     row = card["results"][0]
     assert row["predicted"] == row["source"][::-1]

@@ -26,7 +26,12 @@ from pytest_mteval.run.remote_method import RemoteMethod
 from pytest_mteval.run.runner_client import Launch, ProcessBackend
 from pytest_mteval.run.runner_env import runner_env
 from pytest_mteval.run.sandbox import GATEWAY_DIR_INSIDE, SandboxError, sandbox_launch
-from pytest_mteval.run.sandbox_policy import SandboxChoice, choose_sandbox, method_folder
+from pytest_mteval.run.sandbox_policy import (
+    SandboxChoice,
+    choose_sandbox,
+    import_root,
+    method_folder,
+)
 from pytest_mteval.run.state import RunState
 
 #: workerinput key that hands the controller's gateway socket to xdist workers.
@@ -111,8 +116,11 @@ def start_isolation(
         readable = [Path(p) for p in (config.fst_path, config.method_args.get("prices")) if p]
         readable += _path_args(manifest, config)
         protected = _protected(state, rootpath)
+        root = import_root(state)
+        readable += [root] if root is not None else []
         try:
             env = runner_env(state, "/tmp", sandboxed=True, gateway=gateway_dir is not None)
+            ref = {**ref, "sys_path": [str(root)]} if root is not None else ref
             launch = sandbox_launch(folder, readable, protected, gateway_dir, env)
         except (SandboxError, SettingsError) as exc:
             isolation.close()

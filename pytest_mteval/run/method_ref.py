@@ -50,6 +50,9 @@ def build_method(ref: MethodRef, config: RunConfig) -> TranslationMethod:
         source = find_method(str(ref["path"]), Path("/"), {})
         return source.factory(config)
     if ref.get("kind") == "entry_point":
+        for path in ref.get("sys_path") or []:  # the sandbox runs Python isolated (-I)
+            if path not in sys.path:
+                sys.path.insert(0, path)
         module_name, _, attr = str(ref["value"]).partition(":")
         target: Any = importlib.import_module(module_name)
         for part in attr.split("."):

@@ -103,6 +103,24 @@ def check_in_process(settings: Settings, secrecy: Secrecy | None) -> None:
         )
 
 
+def import_root(state: RunState) -> Path | None:
+    """For a method installed as a package (registered by entry point): the ``sys.path``
+    folder its module is imported from, which the sandbox shows and its runner imports from."""
+    entry_point = getattr(state.source.factory, "mteval_entry_point", None)
+    if not isinstance(entry_point, str):
+        return None
+    module = entry_point.partition(":")[0]
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin is None:
+        return None
+    origin = Path(spec.origin).resolve()
+    depth = module.count(".") + (1 if origin.name == "__init__.py" else 0)
+    return origin.parents[depth]
+
+
 def choose_sandbox(state: RunState) -> SandboxChoice:
     """The run's sandbox, or SettingsError (one line: the reason and the way out)."""
     settings = state.settings
