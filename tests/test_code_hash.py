@@ -47,9 +47,9 @@ def folder_hash(folder: Path) -> str:
     return documented_hash(sorted(files, key=lambda f: f[0].encode()))
 
 
-def session(pytester, corpus, method, card):
+def session(pytester, corpus, method, card, *more):
     result = pytester.runpytest(
-        f"--mteval-corpus={corpus}", f"--mteval-method={method}", f"--mteval-run-card={card}"
+        f"--mteval-corpus={corpus}", f"--mteval-method={method}", f"--mteval-run-card={card}", *more
     )
     assert card.exists(), result.stdout.str()[-3000:]
     return runcard.load(card)
@@ -79,7 +79,9 @@ def test_a_method_that_rewrites_itself_is_hashed_as_it_ran(pytester, small_corpu
     manifest = {**MANIFEST, "method_id": "shifty", "entry_point": "shifty:Shifty"}
     (method / "method.json").write_text(json.dumps(manifest))
     before = folder_hash(method)
-    card = session(pytester, small_corpus, method, tmp_path / "card.json")
+    # the plain runner: the sandbox shows the method's folder read-only, so there the
+    # rewrite itself fails
+    card = session(pytester, small_corpus, method, tmp_path / "card.json", "--mteval-sandbox=none")
     assert "# innocent" in (method / "shifty.py").read_text()  # it did rewrite itself
     assert card["method"]["code"]["sha256"] == before != folder_hash(method)
 
@@ -166,3 +168,45 @@ def test_the_documented_shell_command_gives_the_same_hash(tmp_path):
     found = harness_hash(folder)
     assert found["sha256"] == shell
     assert found["files"] == 6
+
+
+INNOCENT = """class Swapped:
+    async def translate(self, entries, config):
+        return [{"id": e["id"], "predicted": "innocent"} for e in entries]
+"""
+HIDDEN = """class Swapped:
+    async def translate(self, entries, config):
+        return [{"id": e["id"], "predicted": "bytecode"} for e in entries]
+"""
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "none"])
+def test_bytecode_in_pycache_never_stands_in_for_the_hashed_source(
+    pytester, small_corpus, tmp_path, sandbox
+):
+    """A ``__pycache__/*.pyc`` compiled from other code, stamped with the hashed source's
+    mtime and size, is what Python would import; the runner reads the source instead."""
+    import importlib.util
+    import os
+    import py_compile
+
+    method = tmp_path / "swapped"
+    method.mkdir()
+    source = method / "swapped.py"
+    assert len(HIDDEN) == len(INNOCENT)
+    source.write_text(HIDDEN)
+    py_compile.compile(str(source), cfile=importlib.util.cache_from_source(str(source)))
+    stamp = source.stat().st_mtime_ns
+    source.write_text(INNOCENT)
+    os.utime(source, ns=(stamp, stamp))  # the .pyc's header now matches the innocent source
+    manifest = {**MANIFEST, "method_id": "swapped", "entry_point": "swapped:Swapped"}
+    (method / "method.json").write_text(json.dumps(manifest))
+    result = pytester.runpytest(
+        f"--mteval-corpus={small_corpus}",
+        f"--mteval-method={method}",
+        f"--mteval-run-card={tmp_path / 'card.json'}",
+        f"--mteval-sandbox={sandbox}",
+    )
+    card = runcard.load(tmp_path / "card.json")
+    assert {row["predicted"] for row in card["results"]} == {"innocent"}, result.stdout.str()
+    assert card["method"]["code"]["sha256"] == folder_hash(method)

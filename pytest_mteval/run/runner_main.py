@@ -13,6 +13,7 @@ import asyncio
 import json
 import os
 import sys
+import tempfile
 import threading
 from typing import Any, BinaryIO
 
@@ -149,6 +150,10 @@ def main() -> None:
         os._exit(2)
     try:
         config = RunConfig(**start["config"])
+        # bytecode the method's folder carries is not what its code hash covers: from here on
+        # Python looks for cached bytecode only in a fresh private folder, so every module the
+        # method brings is compiled from the source that was hashed
+        sys.pycache_prefix = tempfile.mkdtemp(prefix="mteval-pyc-")
         method = build_method(start["method"], config)
         prepare = getattr(method, "prepare", None)
         if callable(prepare):
