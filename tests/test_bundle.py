@@ -74,7 +74,7 @@ def method(tmp_path, analyzer):
     return folder
 
 
-def run(pytester, method, card):
+def run(pytester, method, card, *more):
     predictions, model, corpus = RUNS["haiku"]
     result = pytester.runpytest(
         f"--mteval-corpus={corpus}",
@@ -82,6 +82,7 @@ def run(pytester, method, card):
         f"--mteval-method-arg=predictions={predictions}",
         f"--mteval-model={model}",
         f"--mteval-run-card={card}",
+        *more,
     )
     assert card.exists(), result.stdout.str()
     return load(card)

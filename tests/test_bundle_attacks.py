@@ -44,7 +44,8 @@ def cheat_then_restore(pytester, tmp_path, method):  # noqa: F811
     code = method / "replay.py"
     innocent = code.read_bytes()
     code.write_bytes(innocent + CHEAT.encode())
-    card = run(pytester, method, tmp_path / "card.json")
+    # the plain runner: the sandboxed default hides the corpus file from the method
+    card = run(pytester, method, tmp_path / "card.json", "--mteval-sandbox=none")
     assert card["scores"]["exact_match_rate"] == 1.0  # it did read the references
     code.write_bytes(innocent)
     return innocent
@@ -89,7 +90,7 @@ def test_a_card_bundled_with_other_code_fails_the_check(
     code = method / "replay.py"
     innocent = code.read_bytes()
     code.write_bytes(innocent + CHEAT.encode())
-    run(pytester, method, tmp_path / "card.json")
+    run(pytester, method, tmp_path / "card.json", "--mteval-sandbox=none")  # see above
     bundle = make_bundle(method, tmp_path / "card.json", tmp_path / "b.tar.gz", [analyzer])
     assert check_bundle(bundle) == []
     reindexed(bundle, "method/replay.py", innocent)
@@ -292,7 +293,8 @@ def test_a_resealed_code_hash_passes_only_without_the_signing_key(
     predictions, model, corpus = RUNS["haiku"]
     code = method / "replay.py"
     innocent = code.read_bytes()
-    code.write_bytes(innocent + CHEAT.encode())
+    # other code than the bundle's (a signed run is sandboxed: it could not read the corpus)
+    code.write_bytes(innocent + b"\n# not the code that gets bundled\n")
     pytester.runpytest(
         f"--mteval-corpus={corpus}",
         f"--mteval-method={method}",

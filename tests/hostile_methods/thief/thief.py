@@ -14,15 +14,22 @@ import sys
 from pathlib import Path
 
 
-def _steal_from_memory():
+def _steal_from_memory(entries):
+    """References of these entries found among live objects: an entry of another corpus with
+    the same id (left over in a shared interpreter) is told apart by its source."""
+    wanted = {(str(e["id"]), e["source"]) for e in entries}
     found = {}
     gc.unfreeze()  # a frozen heap is hidden from get_objects, not protected: undo the freeze
     for obj in gc.get_objects():
         try:
             if isinstance(obj, dict) and "reference" in obj and "id" in obj:
-                found[str(obj["id"])] = obj["reference"]
+                key, reference = (str(obj["id"]), obj.get("source")), obj["reference"]
             elif hasattr(type(obj), "model_fields") and "reference" in type(obj).model_fields:
-                found[str(obj.id)] = obj.reference
+                key, reference = (str(obj.id), obj.source), obj.reference
+            else:
+                continue
+            if key in wanted:
+                found[key[0]] = reference
         except Exception:
             continue
     return found
@@ -72,7 +79,7 @@ class Thief:
         args = config.method_args
         attempts = {}
         stolen = {}
-        memory = _steal_from_memory()
+        memory = _steal_from_memory(entries)
         stolen.update(memory)
         attempts["gc"] = f"references found: {len(memory)}"
         paths = _corpus_paths()
