@@ -66,6 +66,9 @@ def _found(attempts: dict) -> list[str]:
 def test_the_plain_runner_cannot_read_the_harness_memory(pytester):
     """``/proc/<harness>/mem`` of a same-user process: refused (the harness is non-dumpable and
     a runner started as root has no CAP_SYS_PTRACE). The harness is dumpable again after."""
+    from pytest_mteval.run.hardening import is_dumpable
+
+    before = is_dumpable()
     corpus = _corpus(pytester.path)
     card_path = pytester.path / "card.json"
     pytester.runpytest(
@@ -77,9 +80,7 @@ def test_the_plain_runner_cannot_read_the_harness_memory(pytester):
     assert harness in attempts["ancestors"]
     assert attempts[f"mem_{harness}"].startswith("denied"), attempts[f"mem_{harness}"]
     assert not [k for k in _found(attempts) if k.startswith("mem_")], attempts
-    from pytest_mteval.run.hardening import is_dumpable
-
-    assert is_dumpable() in (True, None)  # scoped to the run: this process is as it was
+    assert is_dumpable() == before  # scoped to the run: this process is as it was
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root")

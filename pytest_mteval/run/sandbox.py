@@ -12,6 +12,7 @@ corpus, the cards, the cache, the baseline, the home folder, the keys the harnes
 from __future__ import annotations
 
 import shutil
+import site
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -73,11 +74,41 @@ def sandbox_problem() -> str | None:
 
 
 def python_paths() -> list[Path]:
-    """What the runner needs to start Python and import this package and its dependencies."""
+    """What the runner needs to start Python and import this package and its dependencies:
+    the installations, and the site folders with the folders their ``.pth`` files add (a
+    user's site folder, another environment's packages): never an arbitrary ``sys.path``
+    entry, which may be a project folder holding the corpus."""
     package = Path(pytest_mteval.__file__).resolve().parent
     found = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), package}
     found.add(Path(sys.executable).resolve().parent.parent)
+    for folder in _site_folders():
+        found.add(folder)
+        for pth in sorted(folder.glob("*.pth")):
+            found.update(_pth_folders(pth))
     return sorted(found)
+
+
+def _site_folders() -> list[Path]:
+    names = [*site.getsitepackages(), site.getusersitepackages()]
+    return [Path(name).resolve() for name in names if Path(name).is_dir()]
+
+
+def _pth_folders(pth: Path) -> list[Path]:
+    """The folders a ``.pth`` file adds to ``sys.path`` (its ``import`` lines run code and add
+    nothing by themselves)."""
+    try:
+        lines = pth.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith(("#", "import ", "import\t")):
+            continue
+        folder = (pth.parent / line).resolve()
+        if folder.is_dir():
+            found.append(folder)
+    return found
 
 
 def sandbox_launch(
