@@ -68,6 +68,9 @@ METHOD_JSON = {
     "supported_pairs": ["*"],
     "dependency_class": "S",
     "dependencies": [],
+    # declared as a path: the sandbox shows it (read-only) to the method, resolved where
+    # pytest runs; an undeclared file in the user's repository is hidden from the method
+    "args": {"predictions": {"type": "path"}},
 }
 METHOD_PYPROJECT = """
 [build-system]
@@ -197,6 +200,8 @@ def test_readme_ci_commands_and_templates_in_a_scratch_repository(env, tmp_path)
     for name in ("conftest.py", "test_translation_rules.py"):
         shutil.copy(TEMPLATES / name, repo / name)
     shutil.copy(TEMPLATES / "pyproject-mteval.toml", repo / "pyproject.toml")
+    with (repo / "pyproject.toml").open("a", encoding="utf-8") as pyproject:
+        pyproject.write('mteval_method_arg = "predictions=predictions.jsonl"\n')
     entries = json.loads((repo / "corpora" / "eng-sna-tatoeba-dev.json").read_text())["entries"]
 
     def predictions(field):

@@ -70,11 +70,15 @@ def test_a_hostile_method_gets_nothing_and_the_card_shows_it(pytester, corpus, m
     thief = method_copy(
         pytester, THIEF, "thief", dependency_class="A1", dependencies=[GATEWAY_DEPENDENCY]
     )
-    result, card = run(
-        pytester, corpus, thief, "--mteval-model=test/model",
-        f"--mteval-method-arg=corpus={corpus}", f"--mteval-method-arg=card={card_path}",
-        f"--mteval-method-arg=port={port}", "--mteval-method-arg=dump=1",
-    )  # fmt: skip
+    # the harness checks the upstream before the run starts (the method cannot, behind the
+    # gateway): a real one on loopback, which the method itself never reaches
+    with ChatServer() as server:
+        result, card = run(
+            pytester, corpus, thief, "--mteval-model=test/model",
+            f"--mteval-method-arg=base_url={server.url}",
+            f"--mteval-method-arg=corpus={corpus}", f"--mteval-method-arg=card={card_path}",
+            f"--mteval-method-arg=port={port}", "--mteval-method-arg=dump=1",
+        )  # fmt: skip
     assert card is not None
     assert "forged" not in card
     assert card["runner"]["sandbox"] == "netns"
@@ -239,3 +243,23 @@ def test_xdist_workers_share_the_controllers_gateway(pytester, corpus):
     assert list((pytester.path / ".mteval" / "audit").iterdir()) == [
         pytester.path / card["runner"]["gateway"]["audit_log"]
     ]
+
+
+@needs_namespaces
+def test_a_shipped_corpus_is_hidden_from_the_sandboxed_method(pytester, monkeypatch):
+    """Installed from a wheel, the shipped corpora lie inside the package, whose code the
+    runner must see: the sandbox shows their folder empty instead of refusing the run. Here a
+    folder inside the (shown) method folder stands for it."""
+    from pytest_mteval.run import sandbox
+
+    thief = method_copy(pytester, THIEF, "thief")
+    shipped = thief / "corpora"
+    shipped.mkdir()
+    corpus = shipped / "six.json"
+    corpus.write_text(json.dumps(envelope(flores_entries(6))), encoding="utf-8")
+    monkeypatch.setattr(sandbox, "SHIPPED_CORPORA", shipped)
+    result, card = run(pytester, corpus, thief, f"--mteval-method-arg=corpus={corpus}")
+    assert card is not None, result.stderr.str()
+    attempts = card["results"][0]["metadata"]["attempts"]
+    assert attempts["corpus_file"].startswith("denied: "), attempts["corpus_file"]
+    assert card["scores"]["exact_match_rate"] == 0.0

@@ -121,7 +121,7 @@ class EntryBuilder:
         raw["segment"] = segment
         if cells.get("difficulty"):
             value = cells["difficulty"]
-            if not value.isdigit() or not 1 <= int(value) <= 5:
+            if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= 5:
                 where = label("difficulty", "--difficulty")
                 return raw, f"column {where!r}: {value!r} is not a difficulty 1-5 (spec §2.4)"
             raw["difficulty"] = int(value)
@@ -150,7 +150,7 @@ class EntryBuilder:
 
 def _id_value(text: str) -> int | str:
     """An id cell: a whole number as an integer (the spec's type), anything else as text."""
-    return int(text) if text.isdigit() else text
+    return int(text) if text.isascii() and text.isdigit() else text
 
 
 def _split_variants(cell: str, separator: str, reference: str) -> list[str]:

@@ -7,6 +7,8 @@ gets one line and a usage-error exit, not one failure per entry and a card flagg
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pytest_mteval.methods.loader import MethodLoadError
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 
@@ -14,8 +16,12 @@ from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 def run_preflight(method: TranslationMethod, config: RunConfig, name: str) -> None:
     """Call the method's optional ``preflight(config)``; any exception becomes one line."""
     check = getattr(method, "preflight", None)
-    if not callable(check):
-        return
+    if callable(check):
+        run_check(check, config, name)
+
+
+def run_check(check: Callable[[RunConfig], object], config: RunConfig, name: str) -> None:
+    """Run one preflight check; any exception becomes the one-line MethodLoadError."""
     try:
         check(config)
     except Exception as exc:

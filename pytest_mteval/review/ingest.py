@@ -210,7 +210,7 @@ def parse_threshold(min_reviewers: str, min_entries: str, min_usable: str) -> Th
 
 def _whole(option: str, text: str, least: int) -> int:
     value = text.strip()
-    if not value.isdigit() or len(value) > 9 or int(value) < least:
+    if not (value.isascii() and value.isdigit()) or len(value) > 9 or int(value) < least:
         raise ReviewError(
             f"{option}: {text!r} is not a whole number >= {least} (thresholds may only be "
             f"stricter than the defaults)"

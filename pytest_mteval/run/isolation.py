@@ -16,7 +16,9 @@ from typing import Any
 
 from pytest_mteval.errors import SettingsError
 from pytest_mteval.llm.client import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL
+from pytest_mteval.llm.preflight import check_chat_setup
 from pytest_mteval.methods.manifest import MethodManifest
+from pytest_mteval.methods.preflight import run_check
 from pytest_mteval.methods.protocol import RunConfig
 from pytest_mteval.run.audit_log import AuditLog
 from pytest_mteval.run.gateway import REFUSAL_BUDGET, Gateway, GatewayConfig, allowed_models
@@ -112,7 +114,10 @@ def start_isolation(
         assert folder is not None  # choose_sandbox saw to it
         gateway_dir = None
         if manifest is not None and manifest.dependency_class == "A1":
+            if preflight:
+                _check_upstream(isolation, state)
             config, gateway_dir = _gateway_for(isolation, state, manifest, rootpath, workerinput)
+        config = _absolute_paths(manifest, config)
         readable = [Path(p) for p in (config.fst_path, config.method_args.get("prices")) if p]
         readable += _path_args(manifest, config)
         protected = _protected(state, rootpath)
@@ -125,7 +130,8 @@ def start_isolation(
         except (SandboxError, SettingsError) as exc:
             isolation.close()
             raise SettingsError(str(exc)) from None
-    # behind the gateway the method's own endpoint and key check would fail: skipped there
+    # behind the gateway the method's own endpoint and key check would fail: the harness
+    # checked the upstream itself (_check_upstream)
     preflight = preflight and isolation.gateway_socket is None
     backend = ProcessBackend(launch, ref, config, name=state.source.name, preflight=preflight)
     try:
@@ -139,6 +145,30 @@ def start_isolation(
     # the gateway's budget is the harness's (--mteval-gateway-requests or REQUESTS_PER_ENTRY),
     # never the method's own max_calls_per_entry: a method could claim any number
     return isolation
+
+
+def _check_upstream(isolation: Isolation, state: RunState) -> None:
+    """The A1 preflight the method cannot run behind the gateway, run here on what the
+    gateway will use (model, key, prices, endpoint): one line and a usage error, not one
+    failed entry per item."""
+    try:
+        run_check(check_chat_setup, state.run_config, state.source.name)
+    except Exception:
+        isolation.close()
+        raise
+
+
+def _absolute_paths(manifest: MethodManifest | None, config: RunConfig) -> RunConfig:
+    """``config`` with its file args made absolute: the sandboxed method runs in its own
+    folder, and a relative path means what it means where pytest was started."""
+    declared = manifest.args or {} if manifest is not None else {}
+    names = {n for n, arg in declared.items() if arg.type == "path"} | {"prices"}
+    args = {
+        name: str(Path(value).absolute()) if name in names and value else value
+        for name, value in config.method_args.items()
+    }
+    fst = str(Path(config.fst_path).absolute()) if config.fst_path else config.fst_path
+    return dataclasses.replace(config, method_args=args, fst_path=fst)
 
 
 def _path_args(manifest: MethodManifest | None, config: RunConfig) -> list[Path]:

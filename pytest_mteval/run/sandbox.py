@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest_mteval
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.run.runner_client import Launch
+from pytest_mteval.shipped_corpora import SHIPPED_CORPORA
 
 #: Where the gateway's socket folder appears inside the sandbox.
 GATEWAY_DIR_INSIDE = "/run/mteval"
@@ -125,8 +126,11 @@ def sandbox_launch(
     if problem is not None:
         raise SandboxError(f"--mteval-sandbox=netns: {problem}")
     shown = [*python_paths(), method_dir.resolve(), *(p.resolve() for p in readable)]
+    hidden = [SHIPPED_CORPORA.resolve()]  # inside the package, whose code the runner needs
     for secret in protected:
         target = secret.resolve()
+        if any(target == h or target.is_relative_to(h) for h in hidden):
+            continue
         for path in shown:
             if target == path or target.is_relative_to(path):
                 raise SandboxError(
@@ -138,6 +142,13 @@ def sandbox_launch(
     for path in shown:
         if path.exists():
             args += ["--ro-bind", str(path), str(path)]
+    for path in hidden:
+        if path.is_dir():
+            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+    for path in readable:  # a file of the shipped resources the run names (an analyzer)
+        target = path.resolve()
+        if target.exists() and any(target.is_relative_to(h) for h in hidden):
+            args += ["--ro-bind", str(target), str(target)]
     if gateway_dir is not None:
         args += ["--ro-bind", str(gateway_dir), GATEWAY_DIR_INSIDE]
     args += ["--chdir", str(method_dir.resolve()), "--", sys.executable, "-I", "-m",

@@ -143,7 +143,7 @@ def failed_everywhere(rows: Sequence[MatrixRow], floor: float = DEFAULT_FLOOR) -
 
 
 def _natural(key: str) -> tuple[int, str]:
-    return (int(key), "") if key.isdigit() else (1 << 62, key)
+    return (int(key), "") if key.isascii() and key.isdigit() else (1 << 62, key)
 
 
 def method_vs_best_baseline(rows: Sequence[MatrixRow], method: str) -> list[str]:

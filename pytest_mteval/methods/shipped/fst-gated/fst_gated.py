@@ -53,7 +53,7 @@ class FSTGatedMethod(ChatMethod):
     def retries(self, config: RunConfig) -> int:
         given = config.method_args.get("max_retries")
         if given is not None and given != "":
-            if not given.isdigit():
+            if not (given.isascii() and given.isdigit()):
                 raise MethodSetupError(
                     f"fst-gated: method arg max_retries={given!r} is not 0, 1, ..."
                 )
