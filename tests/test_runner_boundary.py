@@ -80,7 +80,24 @@ def test_the_plain_runner_cannot_read_the_harness_memory(pytester):
     assert harness in attempts["ancestors"]
     assert attempts[f"mem_{harness}"].startswith("denied"), attempts[f"mem_{harness}"]
     assert not [k for k in _found(attempts) if k.startswith("mem_")], attempts
-    assert is_dumpable() == before  # scoped to the run: this process is as it was
+    assert is_dumpable() and before  # scoped to the run: this process is as it was
+
+
+def test_a_run_refused_at_start_leaves_the_harness_as_it_was(pytester):
+    """A malformed baseline refuses the run after the runner started: the runner is stopped
+    and the harness is dumpable again (a later run in this process starts clean)."""
+    from pytest_mteval.run.hardening import is_dumpable
+
+    corpus = _corpus(pytester.path)
+    baseline = pytester.path / "baseline.json"
+    baseline.write_text("{not json", encoding="utf-8")
+    result = pytester.runpytest(
+        f"--mteval-corpus={corpus}", f"--mteval-method={PROBER}", "--mteval-sandbox=none",
+        f"--mteval-baseline={baseline}",
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "baseline.json" in result.stderr.str()
+    assert is_dumpable()
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root")

@@ -149,6 +149,25 @@ def start_run(
     preflight = _runs_here(config, settings)
     workerinput = getattr(config, "workerinput", None)
     state.isolation = start_isolation(state, config.rootpath, workerinput, preflight=preflight)
+    try:
+        return _finish_start(state, config, settings, run_config, source, on_worker, preflight)
+    except BaseException:
+        state.isolation.close()  # a run refused here leaves no runner, gateway or guard
+        raise
+
+
+def _finish_start(
+    state: RunState,
+    config: pytest.Config,
+    settings: Settings,
+    run_config: RunConfig,
+    source: MethodSource,
+    on_worker: bool,
+    preflight: bool,
+) -> tuple[RunState, MethodCard | None]:
+    """What follows the runner's start: checks that may still refuse the run, the cache, the
+    baseline and the method card."""
+    in_process = settings.runner == "inprocess"
     if (warning := state.isolation.choice.warning()) and not on_worker:
         print(warning, file=sys.stderr, flush=True)
     if in_process:
@@ -168,7 +187,7 @@ def start_run(
         cache.describe(state.translator.fingerprint, fingerprint_components(*key))
     if settings.baseline is not None:
         state.baseline_load = load_baseline(
-            settings.baseline, corpus, settings.allow_dataset_change
+            settings.baseline, state.corpus, settings.allow_dataset_change
         )
     card = load_method_card(settings.method_card) if settings.method_card else None
     return state, card
