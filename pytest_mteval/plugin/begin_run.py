@@ -38,12 +38,12 @@ from pytest_mteval.metrics.fst import FstError
 from pytest_mteval.metrics.registry import builtin_metrics
 from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionError
+from pytest_mteval.plugin.method_checks import check_method, check_method_fields
 from pytest_mteval.plugin.options import read_settings
 from pytest_mteval.run.cache import TranslationCache, fingerprint_components, method_fingerprint
 from pytest_mteval.run.isolation import start_isolation
 from pytest_mteval.run.method_args import check_method_args, public_config, secret_names
 from pytest_mteval.run.redaction import secrecy_of
-from pytest_mteval.run.result_model import ResultProblem, validate_method_fields
 from pytest_mteval.run.sandbox_policy import check_in_process
 from pytest_mteval.run.secret_corpus import open_corpus
 from pytest_mteval.run.settings import Settings
@@ -171,11 +171,11 @@ def _finish_start(
     if (warning := state.isolation.choice.warning()) and not on_worker:
         print(warning, file=sys.stderr, flush=True)
     if in_process:
-        _check_method(state)
+        check_method(state)
         if preflight:
             run_preflight(state.method, run_config, source.name)
     else:
-        _check_method_fields(state, state.method)
+        check_method_fields(state, state.method)
     # a secret run keeps no outputs on disk: an output may quote its source
     cached = not settings.no_cache and not state.secrecy.withheld
     if cached and getattr(state.method, "cacheable", True):
@@ -212,45 +212,6 @@ def _audit(settings: Settings, registered: Mapping[str, Registered]) -> dict[str
         return audit_method(folder).to_json()
     except AuditError:
         return None  # a broken method.json: loading the method says what is wrong with it
-
-
-def _check_method(state: RunState) -> None:
-    """Build the method and let it check its setup now, so that a broken method stops the
-    run with one message instead of failing every entry."""
-    try:
-        method = state.method
-        prepare = getattr(method, "prepare", None)
-        if callable(prepare):
-            prepare(state.run_config)
-    except MethodLoadError:
-        raise
-    except Exception as exc:
-        raise MethodLoadError(f"method {state.source.name!r} cannot start: {exc}") from None
-    if not callable(getattr(method, "translate", None)):
-        raise MethodLoadError(f"method {state.source.name!r} has no translate(entries, config)")
-    _check_method_fields(state, method)
-
-
-def _check_method_fields(state: RunState, method: object) -> None:
-    """What the method says about itself for the card is checked now, not at the end."""
-    name = state.source.name
-    try:
-        describe = getattr(method, "system_prompt", None)
-        prompt = describe(state.run_config) if callable(describe) else ""
-        fields = getattr(method, "run_card_fields", None)
-        card_fields = fields(state.run_config) if callable(fields) else {}
-        tools = getattr(method, "tools_enabled", None)
-        tools = [] if tools is None else tools
-    except ResultProblem as exc:
-        raise MethodLoadError(str(exc)) from None
-    except Exception as exc:
-        raise MethodLoadError(
-            f"method {name!r} cannot describe itself: {type(exc).__name__}: {exc}"
-        ) from None
-    try:
-        validate_method_fields(name, prompt, tools, card_fields)
-    except ResultProblem as exc:
-        raise MethodLoadError(str(exc)) from None
 
 
 def _check_output_paths(settings: Settings) -> None:

@@ -126,12 +126,19 @@ def sandbox_launch(
     if problem is not None:
         raise SandboxError(f"--mteval-sandbox=netns: {problem}")
     shown = [*python_paths(), method_dir.resolve(), *(p.resolve() for p in readable)]
-    hidden = [SHIPPED_CORPORA.resolve()]  # inside the package, whose code the runner needs
+    # the shipped corpora, inside the package whose code the runner needs (a wheel install):
+    # shown as an empty folder, with only the files the run names (an analyzer) bound back
+    shipped = SHIPPED_CORPORA.resolve()
+    hidden = [shipped] if any(shipped.is_relative_to(p) for p in shown) else []
+
+    def is_hidden(target: Path) -> bool:
+        return any(target == h or target.is_relative_to(h) for h in hidden)
+
     for secret in protected:
         target = secret.resolve()
-        if any(target == h or target.is_relative_to(h) for h in hidden):
-            continue
         for path in shown:
+            if is_hidden(target) and not is_hidden(path):
+                continue  # under the empty folder, unless bound back itself
             if target == path or target.is_relative_to(path):
                 raise SandboxError(
                     f"--mteval-sandbox=netns: {secret} is inside {path}, which the sandbox "
@@ -140,15 +147,14 @@ def sandbox_launch(
     bwrap = shutil.which("bwrap") or "bwrap"
     args = [bwrap, *_base_args()]
     for path in shown:
-        if path.exists():
+        if path.exists() and not is_hidden(path):
             args += ["--ro-bind", str(path), str(path)]
-    for path in hidden:
-        if path.is_dir():
-            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
-    for path in readable:  # a file of the shipped resources the run names (an analyzer)
-        target = path.resolve()
-        if target.exists() and any(target.is_relative_to(h) for h in hidden):
-            args += ["--ro-bind", str(target), str(target)]
+    for folder in hidden:
+        args += ["--tmpfs", str(folder)]
+        for path in shown:
+            if path.exists() and path.is_relative_to(folder) and path != folder:
+                args += ["--ro-bind", str(path), str(path)]
+        args += ["--remount-ro", str(folder)]
     if gateway_dir is not None:
         args += ["--ro-bind", str(gateway_dir), GATEWAY_DIR_INSIDE]
     args += ["--chdir", str(method_dir.resolve()), "--", sys.executable, "-I", "-m",
