@@ -1,4 +1,4 @@
-"""Command-line options and ini keys, and the typed Settings read from them.
+"""The typed Settings read from the options and ini keys (declared in ``option_table.py``).
 
 Every option is also an ini key (``--mteval-corpus`` <-> ``mteval_corpus``), so a repository can
 pin its evaluation in ``[tool.pytest.ini_options]`` and CI only adds what differs.
@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import pytest
 
 from pytest_mteval.errors import SettingsError
+from pytest_mteval.plugin.option_table import option_dest as _dest
 from pytest_mteval.run.settings import Settings
 from pytest_mteval.scoring.gate_options import (
     EntryGateOptions,
@@ -21,82 +22,6 @@ from pytest_mteval.scoring.gate_options import (
     GateOptions,
     split_metric_gate,
 )
-
-#: (option suffix, help, default) for options that take one value.
-_VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
-    ("corpus", "corpus file to evaluate (spec envelope or reference-harness shape)", None),
-    ("method", "method folder (with method.json) or a registered method name", None),
-    ("method-card", "method card JSON to validate and embed in the run card", None),
-    ("batch-size", "entries per method call (default 25)", "25"),
-    ("concurrency", "requests in flight at most, handed to the method (default 8)", "8"),
-    ("timeout", "seconds one batch's translation may take (default 300)", "300"),
-    ("score-timeout", "seconds the metrics may take on one entry (default 60)", "60"),
-    ("model", "model slug handed to the method (e.g. google/gemini-2.5-flash)", None),
-    ("temperature", "sampling temperature handed to the method (default 0.0)", "0.0"),
-    ("condition", "experiment label recorded on the run card (default baseline)", None),
-    ("run-card", "where to write the run card (default .mteval/runs/<time>-<id>.json)", None),
-    ("fst", "target-language morphological analyzer (HFST optimized lookup)", None),
-    ("prices", "price table JSON overriding the shipped one (USD per million tokens)", None),
-    ("request-timeout", "seconds one request of an LLM method may take", None),
-    ("baseline", "run card (or reference-harness report) to gate against", None),
-    ("max-drop", "largest allowed drop of the composite against the baseline (0.0)", "0.0"),
-    ("fail-under", "fail when the composite is below this floor", None),
-    ("significance", "a drop fails only when paired bootstrap p < this (0.05; 0 = off)", "0.05"),
-    ("entry-max-drop", "an entry fails when its chrF++ drops by more than this (10)", "10"),
-    ("entry-min-chrf", "without a baseline, an entry fails below this chrF++", None),
-    ("label", "name of this run inside a sweep: a node level of its item ids", None),
-    ("estimate-json", "with --mteval-dry-run, also write the estimate as JSON to this file", None),
-    ("sweep", "sweep file (TOML): run every combination of its axes as its own run", None),
-    ("compare", "compare with a saved run (latest, a run id or a card) without gating", None),
-    ("keep-runs", "keep only this many newest cards in .mteval/runs (default: all)", None),
-    ("html", "write the run's HTML report (charts, sortable entries) to this path", None),
-    ("runner", "where the method runs: process (default) or inprocess (for a debugger)", None),
-    ("sandbox", "auto (default: netns where the kernel allows), netns or none", "auto"),
-    ("gateway-requests", "most requests the sandbox's LLM gateway forwards in a run", None),
-    ("corpus-key-file", "file holding an encrypted corpus's key (mteval corpus encrypt)", None),
-    ("corpus-key-env", "environment variable holding the key of an encrypted corpus", None),
-    ("sign-key", "Ed25519 private key (mteval keygen) that signs the run card", None),
-)
-#: Options that may be given several times (and are space-separated lists as ini keys).
-_LIST_OPTIONS: tuple[tuple[str, str], ...] = (
-    ("method-arg", "KEY=VALUE handed to the method as config.method_args (repeatable)"),
-    ("segment", "only entries of this segment (repeatable)"),
-    ("domain", "only entries of this domain code (repeatable)"),
-    ("difficulty", "only entries of this difficulty 1-5 (repeatable)"),
-    ("gate", "METRIC:MAX_DROP, e.g. chrf_plus_plus:1.0 (repeatable)"),
-    ("entry", "only the entry with exactly this id (repeatable)"),
-    ("metrics", "only these optional metrics; 'default' and 'all' expand (repeatable)"),
-    ("skip-metric", "leave out this optional metric (repeatable)"),
-)
-#: On/off switches.
-_FLAG_OPTIONS: tuple[tuple[str, str], ...] = (
-    ("allow-dataset-change", "compare with a baseline made on a different corpus version"),
-    ("update-baseline", "after a passing run, write its card to the baseline path"),
-    ("no-cache", "do not read or write the translation cache (.mteval/cache)"),
-    ("dry-run", "collect and estimate tokens and cost without calling the method"),
-    ("allow-over-budget", "run a sweep whose estimated cost exceeds its budget"),
-    ("scores-only", "card and terminal carry ids, scores and flags, never corpus or output text"),
-)
-
-
-def add_options(parser: pytest.Parser) -> None:
-    group = parser.getgroup("mteval", "machine-translation evaluation (pytest-mteval)")
-    for name, help_text, default in _VALUE_OPTIONS:
-        dest = _dest(name)
-        group.addoption(f"--mteval-{name}", dest=dest, default=None, help=help_text)
-        parser.addini(dest, help_text, type="string", default=default)
-    for name, help_text in _LIST_OPTIONS:
-        dest = _dest(name)
-        group.addoption(f"--mteval-{name}", dest=dest, action="append", default=[], help=help_text)
-        parser.addini(dest, help_text, type="args", default=[])
-    for name, help_text in _FLAG_OPTIONS:
-        dest = _dest(name)
-        group.addoption(f"--mteval-{name}", dest=dest, action="store_true", help=help_text)
-        parser.addini(dest, help_text, type="bool", default=False)
-
-
-def _dest(name: str) -> str:
-    return "mteval_" + name.replace("-", "_")
 
 
 def read_settings(config: pytest.Config) -> Settings:

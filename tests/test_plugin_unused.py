@@ -1,0 +1,67 @@
+"""A session that names no corpus pays only for the plugin's options and hook specs: none of
+the evaluation's modules (metrics, run state, cards, numpy, sacrebleu) is imported."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+# modules a run needs and a session without a corpus must not load
+HEAVY = (
+    "pytest_mteval.run.state",
+    "pytest_mteval.metrics.catalog",
+    "pytest_mteval.cards.runcard",
+    "pytest_mteval.plugin.run_hooks",
+    "sacrebleu",
+    "numpy",
+    "pydantic",
+)
+
+_CONFTEST = """
+import json, sys
+
+def pytest_sessionfinish(session):
+    loaded = sorted(name for name in {heavy!r} if name in sys.modules)
+    with open("loaded.json", "w") as out:
+        json.dump(loaded, out)
+"""
+
+
+def _loaded_after(tmp_path: Path, *args: str) -> list[str]:
+    (tmp_path / "conftest.py").write_text(_CONFTEST.format(heavy=HEAVY))
+    (tmp_path / "test_one.py").write_text("def test_one():\n    assert 1 + 1 == 2\n")
+    quiet = ("-q", "-p", "no:randomly", "-p", "no:cacheprovider")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *quiet, *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    loaded: list[str] = json.loads((tmp_path / "loaded.json").read_text())
+    return loaded
+
+
+def test_a_session_without_a_corpus_imports_none_of_the_evaluation(tmp_path: Path) -> None:
+    assert _loaded_after(tmp_path) == []
+
+
+def test_the_options_still_show_in_help_without_loading_the_evaluation(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--help"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert "--mteval-corpus" in done.stdout
+    assert "--mteval-sandbox" in done.stdout
+
+
+def test_a_run_loads_the_evaluation(tmp_path: Path) -> None:
+    """The guard's own check: with a corpus the same probe sees the run's modules."""
+    corpus = Path(__file__).resolve().parent.parent / "corpora" / "eng-sme-tatoeba-dev.json"
+    loaded = _loaded_after(
+        tmp_path, f"--mteval-corpus={corpus}", "--mteval-method=identity", "--mteval-sandbox=none"
+    )
+    assert "pytest_mteval.run.state" in loaded
+    assert "sacrebleu" in loaded
