@@ -166,12 +166,14 @@ class ActiveRun:
         found = getattr(report, "mteval_record", None)
         if found is None and report.failed:
             self.run.ledger.no_record(report.nodeid, failure_reason(report))
-        if found is None or report.when != "call":
-            return
+        if found is None or report.when != "call" or is_worker(self.config):
+            return  # on a worker the JSON travels on to the controller with the report
         record = json.loads(found) if isinstance(found, str) else found
-        # the report keeps the record itself, not its JSON too (reports live to the session's end)
-        report.mteval_record = record  # type: ignore[attr-defined]
         self.state.records[record["entry_id"]] = record
+        # The record is the run's, not the report's: plugins that keep or serialise reports
+        # (pytest-reportlog, xdist's looponfail, a conftest) never see a secret run's texts,
+        # and the reports of passing entries, kept to the session's end, hold no copy of them.
+        del report.mteval_record
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml and the terminal summary read the reports
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
