@@ -48,12 +48,13 @@ from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.catalog import CODE_SWITCHING
 from pytest_mteval.metrics.fst import analyzer_for
-from pytest_mteval.metrics.names import plain
+from pytest_mteval.metrics.names import capitalized_inside_sentences, plain
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import corpus_resources, lexicon_words
 from pytest_mteval.metrics.scripts import dominant_system, system_of_word
 from pytest_mteval.metrics.terminology import load_glossary
 from pytest_mteval.metrics.text import folded_words, words
+from pytest_mteval.metrics.word_data import WordData, word_data
 
 MIN_LETTERS = 4
 SIMILAR = 0.75
@@ -126,8 +127,10 @@ class CodeSwitching:
         names: frozenset[str],
         is_target_word: Callable[[str], bool] | None = None,
         lexicon: frozenset[str] = frozenset(),
+        word_data: WordData | None = None,
     ) -> None:
         self.lexicon = lexicon
+        self.word_data = word_data
         self.target_system = target_system
         self.target_vocabulary = target_vocabulary
         self.names = names
@@ -135,27 +138,36 @@ class CodeSwitching:
 
     def leaked(self, predicted_words: list[str], entry: Entry) -> list[str]:
         source = folded_words(entry.source)
-        reference = folded_words(entry.reference)
-        plain_reference = by_length(plain(w) for w in reference)
-        found = []
-        for word in predicted_words:
-            folded = word.casefold()
-            if (
-                folded not in source
-                or folded in reference
-                or folded in self.target_vocabulary
-                or folded in self.names
-                or in_lexicon(plain(word), self.lexicon)
-                or (
-                    self.is_target_word(word)
-                    if self.is_target_word is not None
-                    else sum(c.isalpha() for c in word) < MIN_LETTERS
-                )
-                or similar_to_any_of(plain(word), plain_reference)
-            ):
-                continue
-            found.append(word)
+        names = self.names | {w.casefold() for w in capitalized_inside_sentences(entry.source)}
+        found = [
+            word
+            for word in predicted_words
+            if word.casefold() in source
+            and word.casefold() not in names
+            and not in_lexicon(plain(word), self.lexicon)
+            and not self.target_accepts(word, entry)
+        ]
         return list(dict.fromkeys(found))
+
+    def target_accepts(self, word: str, entry: Entry) -> bool:
+        """Whether the target language's data (or, without it, the corpus) explains ``word``."""
+        if self.word_data is not None:
+            return (
+                sum(c.isalpha() for c in word) < MIN_LETTERS
+                or self.word_data.target_knows(word)
+                or self.word_data.foreign_to_source(word)
+            )
+        folded = word.casefold()
+        return (
+            folded in folded_words(entry.reference)
+            or folded in self.target_vocabulary
+            or (
+                self.is_target_word(word)
+                if self.is_target_word is not None
+                else sum(c.isalpha() for c in word) < MIN_LETTERS
+            )
+            or similar_to_any_of(plain(word), by_length(plain(w) for w in words(entry.reference)))
+        )
 
     def wrong_script(self, predicted_words: list[str], entry: Entry) -> list[str]:
         if self.target_system is None:
@@ -244,4 +256,5 @@ def build(context: MetricContext) -> CodeSwitching:
         names=source_names(e.source for e in corpus.entries),
         is_target_word=analyzer.accepts if analyzer is not None else None,
         lexicon=target_lexicon(context),
+        word_data=word_data(corpus.dataset.source_language, corpus.dataset.target_language),
     )
