@@ -128,8 +128,10 @@ class CodeSwitching:
         is_target_word: Callable[[str], bool] | None = None,
         lexicon: frozenset[str] = frozenset(),
         word_data: WordData | None = None,
+        source_vocabulary: frozenset[str] = frozenset(),
     ) -> None:
         self.lexicon = lexicon
+        self.source_vocabulary = source_vocabulary
         self.word_data = word_data
         self.target_system = target_system
         self.target_vocabulary = target_vocabulary
@@ -183,14 +185,32 @@ class CodeSwitching:
         ]
         return list(dict.fromkeys(found))
 
+    def no_target_text(self, predicted_words: list[str], entry: Entry) -> bool:
+        """Whether the output holds no text of its own: nothing, or only words of the corpus's
+        sources that the reference does not use, the last one perhaps cut short (a copied,
+        cut or upper-cased source, its first word, another entry's source). MQM calls that a
+        non-translation; it also keeps an output with nothing to judge from passing as free
+        of source-language text."""
+        if not words(entry.source):
+            return False
+        reference = folded_words(entry.reference)
+        folded = [w.casefold() for w in predicted_words]
+        if folded and folded[-1] not in self.source_vocabulary:
+            source = folded_words(entry.source)
+            if any(w.startswith(folded[-1]) for w in source):
+                folded.pop()  # cut inside a word of the source
+        return not any(w in reference or w not in self.source_vocabulary for w in folded)
+
     def score_entry(self, entry: Entry, predicted: str) -> JSONDict:
         predicted_words = words(predicted)
         leaked = self.leaked(predicted_words, entry)
         wrong = self.wrong_script(predicted_words, entry)
+        copied = self.no_target_text(predicted_words, entry)
         return {
-            "code_switching_detected": bool(leaked or wrong),
+            "code_switching_detected": bool(leaked or wrong or copied),
             "leaked_tokens": leaked,
             "wrong_script_tokens": wrong,
+            "no_target_text": copied,
         }
 
     def aggregate(self, records: Sequence[EntryRecord]) -> JSONDict:
@@ -257,4 +277,5 @@ def build(context: MetricContext) -> CodeSwitching:
         is_target_word=analyzer.accepts if analyzer is not None else None,
         lexicon=target_lexicon(context),
         word_data=word_data(corpus.dataset.source_language, corpus.dataset.target_language),
+        source_vocabulary=frozenset().union(*(folded_words(e.source) for e in corpus.entries)),
     )
