@@ -30,11 +30,14 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_mteval.metrics.text import words
+
 COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
 #: The side-by-side format's names for two of them.
 SXS_NAMES = {"docSegId": "doc_id", "globalSegId": "seg_id"}
 QUALITY_CONTROL = "hotw-test"
 _MARK = re.compile(r"</?v>")
+_SPAN = re.compile(r"<v>(.*?)</v>", re.DOTALL)
 MAX_PENALTY = 25.0
 
 
@@ -52,6 +55,8 @@ class Segment:
     target: str
     #: (rater, category, severity) for every row, No-error rows included.
     annotations: list[tuple[str, str, str]] = field(default_factory=list)
+    #: (category, text of the marked span) for every annotation that marks a target span.
+    spans: list[tuple[str, str]] = field(default_factory=list)
     #: The published average, for data that gives scores and no annotations.
     given_score: float | None = None
 
@@ -68,6 +73,16 @@ class Segment:
         if not penalty:
             return 0.0
         return -sum(min(MAX_PENALTY, p) for p in penalty.values()) / len(penalty)
+
+    def marked_words(self, categories: tuple[str, ...]) -> set[str]:
+        """The words (case-folded) inside target spans marked with one of ``categories``."""
+        wanted = tuple(c.casefold() for c in categories)
+        return {
+            word.casefold()
+            for category, text in self.spans
+            if category.casefold().startswith(wanted)
+            for word in words(text)
+        }
 
     def has(self, categories: tuple[str, ...], severities: tuple[str, ...] = ()) -> bool:
         """Whether some rater marked an error of one of ``categories`` (prefix match, any case)."""
@@ -159,6 +174,7 @@ def read(folder: Path) -> MQMData:
                 seg_id, Segment(system, seg_id, row["doc"], target="")
             )
             segment.annotations.append((row["rater"], row["category"], row["severity"]))
+            segment.spans += [(row["category"], m) for m in _SPAN.findall(row["target"])]
     for (system, seg_id), texts in targets.items():
         segments[system][seg_id].target = texts.most_common(1)[0][0]
     return MQMData(

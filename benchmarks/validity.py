@@ -50,6 +50,7 @@ import pytest
 from pytest_mteval.corpus import describe_reference_quality
 from pytest_mteval.metrics import catalog
 from pytest_mteval.metrics.record import number
+from pytest_mteval.metrics.text import words
 from pytest_mteval.scoring.bootstrap import Statistic
 from pytest_mteval.scoring.comparable import from_card
 from pytest_mteval.scoring.headline import group_composite, statistics_of
@@ -269,6 +270,37 @@ def detector_agreement(
     return fired, annotated, both
 
 
+def flagged_words(row: Mapping[str, Any]) -> set[str]:
+    """The words the code-switching check blamed in one card row (all of an output that has
+    no text of its own)."""
+    if row.get("no_target_text"):
+        return {w.casefold() for w in words(str(row.get("predicted") or ""))}
+    blamed = [*(row.get("leaked_tokens") or ()), *(row.get("wrong_script_tokens") or ())]
+    return {str(w).casefold() for w in blamed}
+
+
+def word_agreement(runs: Sequence[SystemRun], data: mqm_data.MQMData) -> str:
+    """Code-switching at word level: a blamed word is right when it lies in a span that some
+    rater marked with the detector's categories on that output; recall over marked words."""
+    categories, _ = DETECTORS["code_switching_rate"]
+    blamed = right = marked = found = 0
+    for run in runs:
+        for row in run.card["results"]:
+            segment = data.systems[run.system].get(str(row["entry_id"]))
+            if segment is None:
+                continue
+            got, spans = flagged_words(row), segment.marked_words(categories)
+            blamed += len(got)
+            marked += len(spans)
+            right += len(got & spans)
+            found += len(spans & got)
+    return (
+        f"code_switching words: {blamed} blamed, {right} inside marked spans (precision "
+        f"{_cell(right / blamed if blamed else None)}); {marked} marked, {found} found (recall "
+        f"{_cell(found / marked if marked else None)})"
+    )
+
+
 def table(runs: Sequence[SystemRun], data: mqm_data.MQMData) -> list[str]:
     mqm_system = [_mean([data.systems[r.system][s].score() for s in r.entries]) for r in runs]
     pairs = [(r, s) for r in runs for s in r.entries]
@@ -420,6 +452,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     card_reference = runs[0].card["dataset"].get("reference_quality")
     print(f"reference quality (on the cards): {describe_reference_quality(card_reference)}\n")
     print("\n".join(table(runs, data)))
+    print(word_agreement(runs, data))
     print(f"\nsystem level, {args.resamples} bootstrap resamples of the segments:")
     print("\n".join(system_table(runs, data, args.resamples)))
     if args.systems:

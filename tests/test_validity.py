@@ -160,6 +160,16 @@ def test_the_side_by_side_format_is_read_without_its_quality_control_rows(benchm
         not in data.systems[r["system"]][r["globalSegId"]].annotations
         for r in hotw
     )
+    spans = defaultdict(set)
+    for r in rows:
+        if r["category"] == "Accuracy/Source language fragment" and r["severity"] != "HOTW-test":
+            for text in re.findall(r"<v>(.*?)</v>", r["target"]):
+                spans[(r["system"], r["globalSegId"])] |= {
+                    w.casefold() for w in re.findall(r"[\w'’-]+", text)
+                }
+    for (system, seg), expected_words in spans.items():
+        got = data.systems[system][seg].marked_words(("Accuracy/Source language fragment",))
+        assert got == expected_words, (system, seg)
     marked = {
         (r["system"], r["globalSegId"])
         for r in rows
