@@ -1,15 +1,20 @@
 """Issue 15: do the composite and each metric move the way expert human judgment moves?
 
-    python benchmarks/validity.py DATA_DIR [--reference refB] [--keep DIR [--reuse]] [--systems]
+    python benchmarks/validity.py DATA_DIR [--reference NAME] [--semantic] [--keep DIR [--reuse]]
 
-DATA_DIR holds a data set in the public WMT MQM format (google/wmt-mqm-human-evaluation; see
-``mqm_data.py``), e.g. ../shared/data/wmt21-ted-mqm-zhen. Every MT system of the file (not the
-reference chosen, not other human translations: names starting with ``ref`` or ``human``) is
-replayed through a real pytest-mteval session (the shipped replay method, a real run card),
-scored against ``--reference``. Printed per metric and for the composite:
+DATA_DIR holds a data set in any public WMT MQM format (google/wmt-mqm-human-evaluation: per
+annotation, side by side, or averaged scores with separate system outputs; see
+``mqm_data.py``), e.g. ../shared/data/wmt21-ted-mqm-zhen or ../shared/data/wmt23-sxs-mqm-ende.
+Every MT system of the file (not the reference chosen, not other human translations: names
+starting with ``ref`` or ``human``) is replayed through a real pytest-mteval session (the
+shipped replay method, a real run card), scored against ``--reference`` (by default the human
+translation the experts rated best). The default metrics run; ``--semantic`` adds the
+semantic score (a model load and several times the time). Printed per metric and for the
+composite:
 
 - system level: Pearson and Kendall (tau-b) between the card's value and the system's mean
-  MQM score over the same segments;
+  MQM score over the same segments, each with a 95 % bootstrap interval over segments, and
+  the WMT pairwise accuracy (``agreement.py``);
 - segment level: Kendall tau-b over every (system, segment) pair, pooled ("no grouping"),
   and the mean over segments of the tau-b between the systems' translations of that one
   segment ("per segment": which translation of the same source is better, the question a
@@ -30,7 +35,6 @@ import contextlib
 import hashlib
 import io
 import json
-import math
 import re
 import sys
 import tempfile
@@ -39,13 +43,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import agreement
 import mqm_data
 import pytest
-from scipy import stats as scistats
 
 from pytest_mteval.corpus import describe_reference_quality
 from pytest_mteval.metrics import catalog
 from pytest_mteval.metrics.record import number
+from pytest_mteval.metrics.text import words
+from pytest_mteval.scoring.bootstrap import Statistic
 from pytest_mteval.scoring.comparable import from_card
 from pytest_mteval.scoring.headline import group_composite, statistics_of
 
@@ -81,6 +87,8 @@ class SystemRun:
     card: dict[str, Any]
     #: seg_id -> value of each metric on that entry alone (higher is better)
     entries: dict[str, dict[str, float | None]]
+    #: metric -> per-entry statistics, rows in the order of ``entries``
+    statistics: dict[str, Statistic]
 
 
 def reference_quality(
@@ -157,14 +165,20 @@ def _seg_order(seg_id: str) -> tuple[int, str]:
 
 
 def replay(
-    system: str, data: mqm_data.MQMData, corpus: Path, out: Path, reuse: bool = False
+    system: str,
+    data: mqm_data.MQMData,
+    corpus: Path,
+    out: Path,
+    reuse: bool = False,
+    semantic: bool = False,
 ) -> dict[str, Any]:
     """One real pytest-mteval session replaying ``system``; its run card. With ``reuse``, a
     card that an earlier run left in ``out`` for the same corpus is read instead."""
     card = out / f"{_slug(system)}.card.json"
     if reuse and card.exists():
         kept: dict[str, Any] = json.loads(card.read_text(encoding="utf-8"))
-        if kept.get("dataset", {}).get("sha256") == _sha256(corpus):
+        measured = kept.get("scores", {}).get("semantic_score") is not None
+        if kept.get("dataset", {}).get("sha256") == _sha256(corpus) and measured == semantic:
             return kept
     card.unlink(missing_ok=True)  # a card is never overwritten: a stale one would be read
     predictions = out / f"{_slug(system)}.jsonl"
@@ -183,7 +197,7 @@ def replay(
         f"--mteval-method-arg=predictions={predictions}",
         f"--mteval-run-card={card}",
         f"--mteval-model=replay:{system}",
-        "--mteval-metrics=all",  # the semantic score is off by default; the composite needs it
+        f"--mteval-metrics={'all' if semantic else 'default'}",  # semantic: off by default
     ]
     log = io.StringIO()
     with contextlib.redirect_stdout(log), contextlib.chdir(out):
@@ -202,8 +216,11 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
 
 
-def per_entry(card: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
-    """Each entry's value of every metric and of the composite on that entry alone."""
+def per_entry(
+    card: Mapping[str, Any],
+) -> tuple[dict[str, dict[str, float | None]], dict[str, Statistic]]:
+    """Each entry's value of every metric and of the composite on that entry alone, and the
+    run's per-entry statistics (rows in the same order)."""
     comparable = from_card(card, "card")
     rows = list(comparable.rows.values())
     scores = card["scores"]
@@ -219,7 +236,7 @@ def per_entry(card: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
             values[metric] = None if value is None else _oriented(metric, value)
         values["composite"] = group_composite(statistics, [position], profile)
         out[str(row["entry_id"])] = values
-    return out
+    return out, statistics
 
 
 def _oriented(metric: str, value: float) -> float:
@@ -231,15 +248,7 @@ def system_value(card: Mapping[str, Any], metric: str) -> float | None:
     return None if value is None else _oriented(metric, float(value))
 
 
-def correlation(xs: Sequence[float | None], ys: Sequence[float], kind: str) -> float | None:
-    """Pearson or Kendall tau-b over the pairs where x is known; None when x is constant."""
-    pairs = [(x, y) for x, y in zip(xs, ys, strict=True) if x is not None]
-    if len(pairs) < 3 or len({x for x, _ in pairs}) < 2:
-        return None
-    a, b = [p[0] for p in pairs], [p[1] for p in pairs]
-    result = scistats.pearsonr(a, b) if kind == "pearson" else scistats.kendalltau(a, b)
-    value = float(result[0])
-    return None if math.isnan(value) else value
+correlation = agreement.correlation
 
 
 def detector_agreement(
@@ -259,6 +268,37 @@ def detector_agreement(
             annotated += marked
             both += hit and marked
     return fired, annotated, both
+
+
+def flagged_words(row: Mapping[str, Any]) -> set[str]:
+    """The words the code-switching check blamed in one card row (all of an output that has
+    no text of its own)."""
+    if row.get("no_target_text"):
+        return {w.casefold() for w in words(str(row.get("predicted") or ""))}
+    blamed = [*(row.get("leaked_tokens") or ()), *(row.get("wrong_script_tokens") or ())]
+    return {str(w).casefold() for w in blamed}
+
+
+def word_agreement(runs: Sequence[SystemRun], data: mqm_data.MQMData) -> str:
+    """Code-switching at word level: a blamed word is right when it lies in a span that some
+    rater marked with the detector's categories on that output; recall over marked words."""
+    categories, _ = DETECTORS["code_switching_rate"]
+    blamed = right = marked = found = 0
+    for run in runs:
+        for row in run.card["results"]:
+            segment = data.systems[run.system].get(str(row["entry_id"]))
+            if segment is None:
+                continue
+            got, spans = flagged_words(row), segment.marked_words(categories)
+            blamed += len(got)
+            marked += len(spans)
+            right += len(got & spans)
+            found += len(spans & got)
+    return (
+        f"code_switching words: {blamed} blamed, {right} inside marked spans (precision "
+        f"{_cell(right / blamed if blamed else None)}); {marked} marked, {found} found (recall "
+        f"{_cell(found / marked if marked else None)})"
+    )
 
 
 def table(runs: Sequence[SystemRun], data: mqm_data.MQMData) -> list[str]:
@@ -290,6 +330,45 @@ def table(runs: Sequence[SystemRun], data: mqm_data.MQMData) -> list[str]:
     return lines
 
 
+def system_table(runs: Sequence[SystemRun], data: mqm_data.MQMData, resamples: int) -> list[str]:
+    """System level with 95 % bootstrap intervals over segments, and pairwise accuracy."""
+    metrics = ["composite", *ENTRY_FIELDS]
+    mqm_system = [_mean([data.systems[r.system][s].score() for s in r.entries]) for r in runs]
+    order = list(runs[0].entries)
+    same_order = all(list(r.entries) == order for r in runs)
+    found: dict[str, dict[str, tuple[float, float] | None]] = {}
+    if same_order:
+        resampled = [
+            {
+                **r.statistics,
+                agreement.MQM: agreement.mqm_statistic(
+                    [data.systems[r.system][s].score() for s in order]
+                ),
+            }
+            for r in runs
+        ]
+        profile = str(runs[0].card["scores"]["scoring_profile"])
+        found = agreement.intervals(resampled, profile, metrics, resamples)
+    lines = [f"{'metric':<22}{'Pearson [95% CI]':>26}{'Kendall [95% CI]':>26}{'pairwise acc':>14}"]
+    for metric in metrics:
+        values = [system_value(r.card, metric) for r in runs]
+        cells = []
+        for kind in ("pearson", "kendall"):
+            interval = found.get(metric, {}).get(kind)
+            span = f"[{interval[0]:.2f}, {interval[1]:.2f}]" if interval else "[n/a]"
+            cells.append(f"{_cell(correlation(values, mqm_system, kind))} {span}")
+        accuracy = agreement.pairwise_accuracy(values, mqm_system)
+        lines.append(f"{metric:<22}{cells[0]:>26}{cells[1]:>26}{_cell(accuracy):>14}")
+    return lines
+
+
+def default_reference(data: mqm_data.MQMData) -> str | None:
+    """The human translation the experts rated best (highest mean MQM over its segments)."""
+    humans = [s for s in data.systems if HUMAN.match(s)]
+    scored = {h: _mean([seg.score() for seg in data.systems[h].values()]) for h in humans}
+    return max(scored, key=lambda h: scored[h]) if scored else None
+
+
 def per_segment(runs: Sequence[SystemRun], data: mqm_data.MQMData, metric: str) -> float | None:
     """The mean over segments of Kendall tau-b between the systems' values and MQM scores of
     that segment's translations (segments where either side is constant are skipped)."""
@@ -315,7 +394,15 @@ def _mean(values: Sequence[float]) -> float:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data", type=Path, help="folder (or TSV file) in the WMT MQM format")
-    parser.add_argument("--reference", default="refB", help="system used as reference (refB)")
+    parser.add_argument(
+        "--reference", help="system used as reference (default: the best-rated human one)"
+    )
+    parser.add_argument(
+        "--semantic", action="store_true", help="also run the semantic score (slow: a model)"
+    )
+    parser.add_argument(
+        "--resamples", type=int, default=agreement.RESAMPLES, help="bootstrap resamples (1000)"
+    )
     parser.add_argument("--pair", help="source and target language, e.g. zh-en (else from name)")
     parser.add_argument("--keep", type=Path, help="keep corpus, predictions and cards here")
     parser.add_argument(
@@ -338,6 +425,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if pair is None or len(pair) != 2:
         print(f"validity: {data.path}: name has no language pair; give --pair xx-yy")
         return 2
+    args.reference = args.reference or default_reference(data)
     if args.reference not in data.systems:
         print(f"validity: {data.path}: no system {args.reference!r}: {', '.join(data.systems)}")
         return 2
@@ -353,8 +441,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus = corpus_file(data, args.reference, (pair[0], pair[1]), out, quality)
     runs = []
     for system in systems:
-        card = replay(system, data, corpus, out, reuse=args.reuse)
-        runs.append(SystemRun(system, card, per_entry(card)))
+        card = replay(system, data, corpus, out, reuse=args.reuse, semantic=args.semantic)
+        runs.append(SystemRun(system, card, *per_entry(card)))
         print(f"  replayed {system}: composite {card['scores']['composite']:.4f}", flush=True)
     print(
         f"\n{data.path.name}: {len(systems)} systems x {len(runs[0].entries)} segments, "
@@ -364,6 +452,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     card_reference = runs[0].card["dataset"].get("reference_quality")
     print(f"reference quality (on the cards): {describe_reference_quality(card_reference)}\n")
     print("\n".join(table(runs, data)))
+    print(word_agreement(runs, data))
+    print(f"\nsystem level, {args.resamples} bootstrap resamples of the segments:")
+    print("\n".join(system_table(runs, data, args.resamples)))
     if args.systems:
         print(f"\n{'system':<16}{'MQM':>8}{'composite':>11}{'chrF++':>8}")
         for run in runs:

@@ -67,8 +67,17 @@ def leaked(loaded) -> list[str]:
     ]
 
 
-def test_without_a_lexicon_german_loanwords_count_as_leaked_english(tmp_path):
+def test_without_word_data_or_lexicon_german_loanwords_count_as_leaked_english(
+    tmp_path, monkeypatch
+):
+    # A target no word-frequency list covers falls back to the corpus alone.
+    monkeypatch.setattr(leakage, "word_data", lambda source, target: None)
     assert leaked(corpus(tmp_path)) == ["Experiment", "Sound", "Songs", "really", "Definition"]
+
+
+def test_german_word_data_knows_the_loanwords_without_a_lexicon(tmp_path):
+    pytest.importorskip("wordfreq")
+    assert leaked(corpus(tmp_path)) == ["really"]
 
 
 def test_a_hunspell_lexicon_accepts_loanwords_and_their_inflections(tmp_path):

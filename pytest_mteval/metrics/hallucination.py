@@ -28,7 +28,9 @@ annotations of a Major Accuracy/Addition, Omission or Mistranslation error, on t
 WMT21 TED zh->en outputs of 13 systems scored against ``refB``: 0.40 (2 of the 5 outputs
 flagged; the other 3 are one system's outputs that translate a neighbouring segment, which
 the experts did not mark), recall 0.002 of the 1,194 marked outputs: the checks look for
-outputs that are not translations at all, not for mistranslated words. Before issue 15 the
+outputs that are not translations at all, not for mistranslated words. On the WMT23 en->de
+side-by-side set (936 outputs of 9 systems, refA): precision 0.62 (5 of 8), recall 0.012 of
+the 405 outputs with such a Major error. Before issue 15 the
 names and loops checks misfired there (precision 0.32, 212 flags, and a system-level
 correlation of -0.48 with the experts: it flagged the better systems more).
 """

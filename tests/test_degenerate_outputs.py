@@ -1,0 +1,137 @@
+"""No degenerate output scores above the identity floor (issue 22): outputs a method can make
+from the source without translating it (cut, first word, repeated, copied, upper-cased, empty,
+and their combinations), generated over entries of every shipped corpus and scored in-process
+with the default metrics, exactly as a run's card computes its composite."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache
+
+import pytest
+
+from pytest_mteval.corpus import Corpus, Entry, load_corpus
+from pytest_mteval.metrics import leakage
+from pytest_mteval.metrics.base import Metric, MetricContext
+from pytest_mteval.metrics.registry import builtin_metrics
+from pytest_mteval.metrics.resources import corpus_resources
+from pytest_mteval.run.record import build_record
+from pytest_mteval.scoring import composite as scoring
+from pytest_mteval.scoring.aggregate import quality_scores
+from pytest_mteval.scoring.headline import judge_run, statistics_of
+from pytest_mteval.shipped_corpora import shipped_corpora
+
+hypothesis = pytest.importorskip("hypothesis")
+st = pytest.importorskip("hypothesis.strategies")
+
+CORPORA = [name for name, *_ in shipped_corpora()]
+
+
+@cache
+def prepared(name: str) -> tuple[Corpus, tuple[Metric, ...]]:
+    path = next(p for n, p, *_ in shipped_corpora() if n == name)
+    corpus = load_corpus(path)
+    resources = corpus_resources(corpus)
+    context = MetricContext(corpus=corpus, fst_path=resources.fst if resources else None)
+    return corpus, tuple(builtin_metrics(context))
+
+
+def composite(metrics: Sequence[Metric], entries: Sequence[Entry], outputs: Sequence[str]) -> float:
+    """The run card's composite (cards/build.py) of these outputs for these entries."""
+    records = [
+        build_record(entry, i, 0, {"predicted": output}, metrics)
+        for i, (entry, output) in enumerate(zip(entries, outputs, strict=True))
+    ]
+    scores = dict(quality_scores(records))
+    for metric in metrics:
+        scores.update(metric.aggregate(records))
+    flagged = frozenset(scores.get("hallucination_entries") or ())
+    profile = scoring.profile_for(any(m.name == "fst" for m in metrics))
+    statistics = statistics_of(records, scores, profile, flagged)
+    judged, _ = judge_run(records, scores, profile, statistics, None)
+    value = judged["composite"]
+    assert value is not None
+    return float(value)
+
+
+def first_word(text: str) -> str:
+    return next(iter(text.split()), "")
+
+
+def cut(text: str, share: float) -> str:
+    return text[: int(len(text) * share)]
+
+
+#: name -> (the output for one entry, given the entries of the run, its share and count)
+DEGENERATE: dict[str, Callable[[Entry, Sequence[Entry], float, int], str]] = {
+    "empty": lambda e, run, share, n: "",
+    "copied": lambda e, run, share, n: e.source,
+    "upper-cased": lambda e, run, share, n: e.source.upper(),
+    "truncated": lambda e, run, share, n: cut(e.source, share),
+    "truncated upper-cased": lambda e, run, share, n: cut(e.source, share).upper(),
+    "first word": lambda e, run, share, n: first_word(e.source),
+    "first word upper-cased": lambda e, run, share, n: first_word(e.source).upper(),
+    "repeated source": lambda e, run, share, n: " ".join([e.source] * n),
+    "repeated first word": lambda e, run, share, n: " ".join([first_word(e.source)] * n),
+    "one output for all": lambda e, run, share, n: run[0].source,
+    "one word for all": lambda e, run, share, n: first_word(run[0].source).upper(),
+}
+
+
+@hypothesis.settings(max_examples=60, deadline=None, derandomize=True)
+@hypothesis.given(
+    name=st.sampled_from(CORPORA),
+    kind=st.sampled_from(sorted(DEGENERATE)),
+    picks=st.lists(st.integers(min_value=0, max_value=10**6), min_size=8, max_size=40),
+    share=st.floats(min_value=0.1, max_value=0.9),
+    count=st.integers(min_value=2, max_value=4),
+)
+def test_no_degenerate_output_beats_the_identity_floor(name, kind, picks, share, count):
+    corpus, metrics = prepared(name)
+    entries = list(
+        {p % len(corpus.entries): corpus.entries[p % len(corpus.entries)] for p in picks}.values()
+    )
+    hypothesis.assume(len(entries) >= 5)
+    floor = composite(metrics, entries, [e.source for e in entries])
+    make = DEGENERATE[kind]
+    outputs = [make(e, entries, share, count) for e in entries]
+    assert composite(metrics, entries, outputs) <= floor + 1e-12, (name, kind)
+
+
+def test_the_issues_first_word_upper_cased_method_falls_below_the_floor():
+    # Issue 22: on eng-sna it scored 0.207 against the identity floor's 0.120.
+    corpus, metrics = prepared("eng-sna-tatoeba-dev")
+    entries = list(corpus.entries)
+    floor = composite(metrics, entries, [e.source for e in entries])
+    degenerate = composite(metrics, entries, [first_word(e.source).upper() for e in entries])
+    assert degenerate < floor
+
+
+def entry(source: str, reference: str) -> Entry:
+    return Entry(id="1", source=source, reference=reference)
+
+
+@pytest.mark.parametrize(
+    ("output", "expected"),
+    [
+        ("", True),  # nothing at all
+        ("THE", True),  # the first word, upper-cased
+        ("The dog sl", True),  # cut inside "sleeps"
+        ("The cat", True),  # words of another source of the corpus
+        ("Imbwa inorara", False),  # the translation
+        ("Imbwa sleeps", False),  # half translated: a word of its own
+        ("Tom", False),  # a name the reference keeps too
+    ],
+)
+def test_an_output_with_no_text_of_its_own_is_found_by_hand(output, expected):
+    # Counted by hand: the corpus's sources are "The dog sleeps" and "The cat eats, Tom".
+    metric = leakage.CodeSwitching(
+        None,
+        frozenset(),
+        frozenset(),
+        source_vocabulary=frozenset({"the", "dog", "sleeps", "cat", "eats", "tom"}),
+    )
+    found = metric.no_target_text(
+        leakage.words(output), entry("The dog sleeps, Tom.", "Imbwa inorara, Tom.")
+    )
+    assert found is expected
