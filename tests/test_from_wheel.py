@@ -256,7 +256,7 @@ def junit_case(path, classname, name):
 
 
 #: Packages of the dev and semantic extras that test modules or metrics import when present.
-_EXTRAS_ONLY = ("hypothesis", "scipy", "selenium", "sentence_transformers", "wordfreq")
+_EXTRAS_ONLY = ("hypothesis", "scipy", "selenium", "sentence_transformers")
 
 
 def readme_first_command() -> list[str]:

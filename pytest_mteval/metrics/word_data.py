@@ -1,6 +1,6 @@
 """Whether a language's own word data knows a word: the frequency lists that ``wordfreq`` ships
-(the ``languages`` extra: 42 lists, of which 40 are used here; about 67 MB installed with
-its dependencies).
+(a dependency, so that a run scores the same wherever it runs: 42 lists, of which 40 are used
+here; about 67 MB installed with what it needs).
 
 Why a comparison and not a threshold: the web text behind every list holds some of the other
 language, English above all, so "the" has a German frequency too (Zipf 5.6, against 7.7 in
@@ -52,7 +52,7 @@ class WordData:
 
 
 def word_data(source_language: str, target_language: str) -> WordData | None:
-    """The pair's word data, or None when wordfreq is not installed or lacks the target."""
+    """The pair's word data, or None when wordfreq has no list for the target."""
     covered = _covered()
     target = canonical(target_language)
     if target not in covered:
@@ -63,10 +63,8 @@ def word_data(source_language: str, target_language: str) -> WordData | None:
 
 @lru_cache(maxsize=1)
 def _covered() -> frozenset[str]:
-    try:
-        import wordfreq
-    except ImportError:
-        return frozenset()
+    import wordfreq
+
     return frozenset(wordfreq.available_languages()) - _NEEDS_SEGMENTER
 
 
