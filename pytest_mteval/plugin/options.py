@@ -52,6 +52,7 @@ _VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("html", "write the run's HTML report (charts, sortable entries) to this path", None),
     ("runner", "where the method runs: process (default) or inprocess (for a debugger)", None),
     ("sandbox", "auto (default: netns where the kernel allows), netns or none", "auto"),
+    ("runtime", "which of the method's entry points runs: python or node (method.json's)", None),
     ("gateway-requests", "most requests the sandbox's LLM gateway forwards in a run", None),
     ("corpus-key-file", "file holding an encrypted corpus's key (mteval corpus encrypt)", None),
     ("corpus-key-env", "environment variable holding the key of an encrypted corpus", None),
@@ -140,6 +141,7 @@ def read_settings(config: pytest.Config) -> Settings:
     except GateOptionError as exc:
         raise SettingsError(f"mteval gate option: {exc}") from None
     raw_keep = value("keep-runs")
+    raw_runtime = value("runtime")
     return Settings(
         corpus=shipped_or(path("corpus"), value("corpus")),
         method=value("method"),
@@ -183,6 +185,7 @@ def read_settings(config: pytest.Config) -> Settings:
         html=path("html"),
         runner=_choice("runner", value("runner") or "process", ("process", "inprocess")),
         sandbox=_choice("sandbox", value("sandbox") or "auto", ("auto", "netns", "none")),
+        runtime=None if raw_runtime is None else _choice("runtime", raw_runtime, RUNTIMES),
         gateway_requests=_optional_int(value("gateway-requests"), "gateway-requests"),
         corpus_key_file=path("corpus-key-file"),
         corpus_key_env=value("corpus-key-env"),
@@ -208,6 +211,9 @@ def shipped_or(path: Path | None, raw: str | None) -> Path | None:
         return shipped_corpus(raw[len(PREFIX) :])
     except ShippedCorpusError as exc:
         raise SettingsError(str(exc)) from None
+
+
+RUNTIMES = ("python", "node")
 
 
 def _choice(option: str, raw: str, allowed: tuple[str, ...]) -> str:
