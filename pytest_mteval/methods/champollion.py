@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pytest_mteval.corpus_model import Dataset
 from pytest_mteval.errors import MtevalError, read_json
 from pytest_mteval.languages import canonical
 
@@ -23,12 +24,13 @@ class ChampollionError(MtevalError):
     """A champollion config that names no usable method; the message names file and field."""
 
 
-def champollion_choice(spec: str, base: Path, source: str, target: str) -> tuple[str, Path]:
+def champollion_choice(spec: str, base: Path, dataset: Dataset) -> tuple[str, Path]:
     """``(method, base)`` for ``--mteval-method``: unchanged unless ``spec`` is
-    ``champollion:PATH``, then the methodPlugin of the pair ``source:target`` and the config's
-    folder (where a relative methodPlugin is looked up)."""
+    ``champollion:PATH``, then the methodPlugin of the corpus's pair and the config's folder
+    (where a relative methodPlugin is looked up)."""
     if not spec.startswith(PREFIX):
         return spec, base
+    source, target = dataset.source_language, dataset.target_language
     path = (base / spec.removeprefix(PREFIX)).resolve()
     if path.is_dir():
         path = path / "champollion.config.json"

@@ -42,6 +42,12 @@ class MethodSource:
     runtime: str = "python"
     entry_point: str | None = None
 
+    @property
+    def cache_name(self) -> str:
+        """The name its cached translations are kept under: one per runtime, since two
+        entry points are two programs."""
+        return self.name if self.runtime == "python" else f"{self.name}@{self.runtime}"
+
 
 @dataclass(frozen=True)
 class PackagedFolder:

@@ -88,8 +88,7 @@ def start_run(
         settings.corpus.resolve(), settings.corpus_key_file, settings.corpus_key_env
     ).filtered(settings.segments, settings.domains, settings.difficulties)
     corpus = only_entries(corpus, settings.entries)
-    pair = (corpus.dataset.source_language, corpus.dataset.target_language)
-    method, base = champollion_choice(settings.method, settings.method_base, *pair)
+    method, base = champollion_choice(settings.method, settings.method_base, corpus.dataset)
     settings = dataclasses.replace(settings, method=method, method_base=base)
     if not corpus.entries:
         raise SettingsError(
@@ -185,8 +184,7 @@ def _finish_start(
     if cached and getattr(state.method, "cacheable", True):
         cache = TranslationCache(config.rootpath / ".mteval" / "cache")
         public = public_config(run_config, secret_names(source.manifest))
-        name = source.name if source.runtime == "python" else f"{source.name}@{source.runtime}"
-        key = (name, source.directory, public, pytest_mteval.__version__)
+        key = (source.cache_name, source.directory, public, pytest_mteval.__version__)
         state.translator.cache = cache
         state.translator.fingerprint = method_fingerprint(*key)
         cache.describe(state.translator.fingerprint, fingerprint_components(*key))
