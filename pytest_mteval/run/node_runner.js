@@ -10,6 +10,7 @@
 'use strict';
 
 const fs = require('fs');
+const net = require('net');
 const path = require('path');
 const { pathToFileURL } = require('url');
 
@@ -186,7 +187,9 @@ function main() {
   send({ type: 'hello', protocol: PROTOCOL_VERSION, runtime: 'node' });
   let running = null;
   let pending = Buffer.alloc(0);
-  const input = fs.createReadStream('', { fd: IN_FD });
+  // a pipe handle of the event loop, never a thread-pool read: a read blocked in a thread
+  // would hold process.exit() (libuv joins its threads on the way out)
+  const input = PRIVATE ? new net.Socket({ fd: IN_FD, readable: true, writable: false }) : process.stdin;
   input.on('end', () => process.exit(0));
   input.on('error', () => process.exit(0));
   input.on('data', (chunk) => {
