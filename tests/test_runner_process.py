@@ -113,7 +113,7 @@ def faulty_probe(path, runtime):
 
 def runtime_param(runtime, *values):
     marks = [needs_node] if runtime == "node" else []
-    return pytest.param(runtime, *values, marks=marks, id=f"{runtime}-{values[0]}")
+    return pytest.param(runtime, *values, marks=marks, id="-".join([runtime, *values[:1]]))
 
 
 @pytest.fixture
@@ -177,8 +177,9 @@ def test_what_a_node_method_prints_cannot_garble_the_protocol(pytester, corpus):
     }
 
 
-def test_one_batch_per_runner_call_and_a_fresh_runner_after_a_kill(pytester, corpus):
-    probe = write_probe(pytester.path, FAULTY)
+@pytest.mark.parametrize("runtime", [runtime_param("python"), runtime_param("node")])
+def test_one_batch_per_runner_call_and_a_fresh_runner_after_a_kill(pytester, corpus, runtime):
+    probe = faulty_probe(pytester.path, runtime)
     card_path = pytester.path / "card.json"
     pytester.runpytest(
         f"--mteval-corpus={corpus}",
