@@ -286,3 +286,33 @@ def test_a_runtime_the_method_does_not_ship_is_refused(pytester, crk_corpus):
     result, card = run(pytester, crk_corpus, METHODS / "dictionary", "--mteval-runtime=node")
     assert card is None
     assert "has no entry point for node (it ships: python)" in result.stderr.str()
+
+
+@needs_node
+def test_a_node_installed_outside_the_system_folders_is_shown_to_the_sandbox(
+    pytester, crk_corpus, monkeypatch
+):
+    """A Node.js under /opt or ~/.nvm: the sandbox shows its installation, or it cannot start."""
+    from test_sandbox import needs_namespaces
+
+    from pytest_mteval.methods.loader import load_folder
+    from pytest_mteval.run.runtimes import runner_command
+
+    if needs_namespaces.args[0]:
+        pytest.skip(needs_namespaces.kwargs["reason"])
+    prefix = pytester.path / "opt" / "node"
+    (prefix / "bin").mkdir(parents=True)
+    try:
+        os.link(NODE, prefix / "bin" / "node")
+    except OSError:
+        shutil.copy2(NODE, prefix / "bin" / "node")
+    monkeypatch.setenv("PATH", f"{prefix / 'bin'}:{os.environ['PATH']}")
+    command = runner_command(load_folder(LOOKUP, load=False, runtime="node"))
+    assert command is not None
+    assert command.argv[0] == str(prefix / "bin" / "node")
+    assert command.shown == [prefix]
+    result, card = run(pytester, crk_corpus, LOOKUP, "--mteval-runtime=node",
+                       "--mteval-sandbox=netns")  # fmt: skip
+    assert card is not None, result.stderr.str()
+    assert card["runner"]["sandbox"] == "netns"
+    assert all(row["error"] is None for row in card["results"])
