@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 MANIFEST = {
     "name": "probe",
@@ -71,3 +75,18 @@ def calls(folder: Path) -> list[dict]:
     if not log.exists():
         return []
     return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
+#: Node.js is Debian's nodejs; tests of node methods skip without it.
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(NODE is None, reason="node (Debian's nodejs) is not installed")
+
+
+def write_node_probe(directory: Path, source: str, **manifest: Any) -> Path:
+    """A method folder whose code is ``probe.js`` in champollion's shape, run by node."""
+    folder = directory / "probe"
+    folder.mkdir(parents=True, exist_ok=True)
+    fields = {**MANIFEST, "runtime": "node", "entry_point": "probe.js", **manifest}
+    (folder / "method.json").write_text(json.dumps(fields), encoding="utf-8")
+    (folder / "probe.js").write_text(source, encoding="utf-8")
+    return folder

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from conftest import METHODS
@@ -134,3 +135,49 @@ def test_shipped_manifests_validate(folder):
 def test_supported_pairs_compare_iso639_3_and_bcp47(tmp_path, pairs, source, target, supported):
     path = write_manifest(tmp_path, supported_pairs=pairs, dependency_class="S", dependencies=[])
     assert load_manifest(path).supports(source, target) is supported
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"runtime": "ruby"}, "field 'runtime': 'ruby' is not python or node"),
+        ({"runtime": []}, "field 'runtime': a command is a list of non-empty strings"),
+        ({"runtime": ["./run", ""]}, "field 'runtime': a command is a list of non-empty strings"),
+        ({"runtime": "node"}, "field 'entry_point': a node entry point is a .js"),
+        ({"runtime": "node", "entry_point": "../up.js"}, "field 'entry_point': a node entry"),
+        ({"runtime": "node", "entry_point": "/abs.js"}, "field 'entry_point': a node entry"),
+        ({"entry_points": {"node": "m:M"}}, "field 'entry_points.node': a node entry point"),
+        ({"entry_points": {"python": "n:N"}}, "field 'entry_points.python': python is the runtime"),
+        ({"entry_points": {"ruby": "x.rb"}}, "'entry_points.ruby.[key]': Input should be 'python'"),
+    ],
+)
+def test_runtimes_and_their_entry_points_are_checked(tmp_path, changes, message):
+    path = write_manifest(tmp_path, **{"dependency_class": "S", "dependencies": [], **changes})
+    with pytest.raises(ManifestError, match=re.escape(message)):
+        load_manifest(path)
+
+
+@pytest.mark.parametrize(
+    ("changes", "runtimes"),
+    [
+        ({}, {"python": "m:M", "node": None}),
+        ({"runtime": "node", "entry_point": "lib/translate.mjs", "entry_points": {"python": "m:M"}},
+         {"python": "m:M", "node": "lib/translate.mjs"}),
+        ({"runtime": ["./runner", "--x"], "entry_point": "anything"},
+         {"command": "anything", "python": None}),
+    ],
+)  # fmt: skip
+def test_each_runtime_names_its_entry_point(tmp_path, changes, runtimes):
+    path = write_manifest(tmp_path, **{"dependency_class": "S", "dependencies": [], **changes})
+    manifest = load_manifest(path)
+    assert {runtime: manifest.entry_for(runtime) for runtime in runtimes} == runtimes
+
+
+def test_a_node_entry_point_must_be_a_file_of_the_folder(tmp_path):
+    (tmp_path / "m.py").write_text("class M:\n    async def translate(self, e, c): return []\n")
+    write_manifest(tmp_path, dependency_class="S", dependencies=[], entry_points={"node": "t.js"})
+    with pytest.raises(ManifestError, match=r"entry point 't\.js' \(node\): t\.js is not a"):
+        find_method(str(tmp_path), tmp_path, {}, load=False, runtime="node")
+    (tmp_path / "t.js").write_text("module.exports = async (s) => s;\n")
+    source = find_method(str(tmp_path), tmp_path, {}, load=False, runtime="node")
+    assert (source.runtime, source.entry_point, source.cache_name) == ("node", "t.js", "m@node")

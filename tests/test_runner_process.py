@@ -11,7 +11,7 @@ import time
 
 import pytest
 from conftest import REPO, envelope, flores_entries
-from methods_for_tests import write_probe
+from methods_for_tests import needs_node, write_node_probe, write_probe
 
 pytest_plugins = ["pytester"]
 
@@ -52,6 +52,70 @@ class Probe:
 """
 
 
+#: The same faults in a Node.js method (champollion's shape, run by the shipped node runner).
+NODE_FAULTY = r"""
+const fs = require('fs');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const LOG = path.join(__dirname, '..', 'calls.jsonl');
+
+module.exports = async function translate(sources, context) {
+  const ids = context.entries.map((e) => e.id);
+  fs.appendFileSync(LOG, JSON.stringify({ ids, pid: process.pid }) + '\n');
+  const fault = context.methodArgs.fault || '';
+  if (ids.some((id) => String(id) === (context.methodArgs.at || '1'))) {
+    if (fault === 'block') { const end = Date.now() + 600000; while (Date.now() < end) {} }
+    if (fault === 'exit') process.exit(3);
+    if (fault === 'raise') throw new RangeError('injected fault');
+    if (fault === 'throw-text') throw 'not an Error';
+    if (fault === 'stray-rejection') {
+      Promise.reject(new Error('in a stray promise'));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    if (fault === 'segfault') process.kill(process.pid, 'SIGSEGV');
+    if (fault === 'garbage') fs.writeSync(4, 'this is not JSON\n');
+    if (fault === 'print') {
+      console.log('{"type": "result", "ticket": 0, "results": []}');
+      process.stdout.write('garbage on stdout\n');
+      spawnSync('echo', ['a child writing to the inherited stdout'], { stdio: 'inherit' });
+    }
+  }
+  return sources.map((s) => s.toUpperCase());
+};
+"""
+
+#: (runtime, fault, what the batch's entries say): a Node method's faults end as a Python
+#: method's do, each worded for its runtime (process.exit ends the process, where Python's
+#: sys.exit is an exception).
+FAULTS = [
+    ("python", "block", "did not return within 2s; its runner process was killed"),
+    ("python", "exit", "method raised SystemExit: 3"),
+    ("python", "keyboard", "method raised KeyboardInterrupt: pressed inside the method"),
+    ("python", "keyboard-task", "runner process exited with code 3"),
+    ("python", "base", "method raised BaseException: not an Exception"),
+    ("python", "os-exit", "runner process exited with code 7"),
+    ("python", "segfault", "runner process died of signal 11"),
+    ("node", "block", "did not return within 2s; its runner process was killed"),
+    ("node", "exit", "runner process exited with code 3"),
+    ("node", "raise", "method raised RangeError: injected fault"),
+    ("node", "throw-text", "method raised string: not an Error"),
+    ("node", "stray-rejection", "runner process exited with code 3"),
+    ("node", "segfault", "runner process died of signal 11"),
+    ("node", "garbage", "runner broke the protocol: not JSON"),
+]
+
+
+def faulty_probe(path, runtime):
+    if runtime == "node":
+        return write_node_probe(path, NODE_FAULTY)
+    return write_probe(path, FAULTY)
+
+
+def runtime_param(runtime, *values):
+    marks = [needs_node] if runtime == "node" else []
+    return pytest.param(runtime, *values, marks=marks, id="-".join([runtime, *values[:1]]))
+
+
 @pytest.fixture
 def corpus(tmp_path):
     path = tmp_path / "six.json"
@@ -63,20 +127,11 @@ def rows(card):
     return {row["entry_id"]: row for row in card["results"]}
 
 
-@pytest.mark.parametrize(
-    ("fault", "says"),
-    [
-        ("block", "did not return within 2s; its runner process was killed"),
-        ("exit", "method raised SystemExit: 3"),
-        ("keyboard", "method raised KeyboardInterrupt: pressed inside the method"),
-        ("keyboard-task", "runner process exited with code 3"),
-        ("base", "method raised BaseException: not an Exception"),
-        ("os-exit", "runner process exited with code 7"),
-        ("segfault", "runner process died of signal 11"),
-    ],
-)
-def test_a_fault_fails_its_batch_only_and_the_next_batch_runs(pytester, corpus, fault, says):
-    probe = write_probe(pytester.path, FAULTY)
+@pytest.mark.parametrize(("runtime", "fault", "says"), [runtime_param(*f) for f in FAULTS])
+def test_a_fault_fails_its_batch_only_and_the_next_batch_runs(
+    pytester, corpus, runtime, fault, says
+):
+    probe = faulty_probe(pytester.path, runtime)
     card_path = pytester.path / "card.json"
     started = time.monotonic()
     result = pytester.runpytest(
@@ -101,10 +156,30 @@ def test_a_fault_fails_its_batch_only_and_the_next_batch_runs(pytester, corpus, 
     assert "Traceback" not in result.stdout.str()
     assert elapsed < 60  # a 600 s block ended at the 2 s timeout plus a grace
     assert card["runner"]["mode"] == "process"
+    assert card["runner"]["runtime"] == runtime
 
 
-def test_one_batch_per_runner_call_and_a_fresh_runner_after_a_kill(pytester, corpus):
-    probe = write_probe(pytester.path, FAULTY)
+@needs_node
+def test_what_a_node_method_prints_cannot_garble_the_protocol(pytester, corpus):
+    """console.log, process.stdout and a child's inherited stdout land on stderr: fd 1 is not
+    the protocol's (exec_runner --private-fds)."""
+    probe = write_node_probe(pytester.path, NODE_FAULTY)
+    card_path = pytester.path / "card.json"
+    result = pytester.runpytest(
+        f"--mteval-corpus={corpus}", f"--mteval-method={probe}", "--mteval-method-arg=fault=print",
+        "--mteval-batch-size=3", f"--mteval-run-card={card_path}",
+    )  # fmt: skip
+    result.assert_outcomes(passed=6)
+    card = json.loads(card_path.read_text(encoding="utf-8"))
+    sources = {str(e["id"]): e["source"] for e in flores_entries(6)}
+    assert {r["entry_id"]: r["predicted"] for r in card["results"]} == {
+        key: text.upper() for key, text in sources.items()
+    }
+
+
+@pytest.mark.parametrize("runtime", [runtime_param("python"), runtime_param("node")])
+def test_one_batch_per_runner_call_and_a_fresh_runner_after_a_kill(pytester, corpus, runtime):
+    probe = faulty_probe(pytester.path, runtime)
     card_path = pytester.path / "card.json"
     pytester.runpytest(
         f"--mteval-corpus={corpus}",
@@ -194,11 +269,15 @@ def test_ctrl_c_ends_a_run_with_a_hung_method_quickly(pytester, corpus):
     assert card["complete"] is False
 
 
-@pytest.mark.parametrize("fault", ["os-exit", "block"])
-def test_under_xdist_a_fault_costs_one_batch_not_a_worker(pytester, corpus, fault):
+@pytest.mark.parametrize(
+    ("runtime", "fault"),
+    [runtime_param("python", "os-exit"), runtime_param("python", "block"),
+     runtime_param("node", "exit"), runtime_param("node", "block")],
+)  # fmt: skip
+def test_under_xdist_a_fault_costs_one_batch_not_a_worker(pytester, corpus, runtime, fault):
     """os._exit or a hang in the method used to take an xdist worker down (INTERNALERROR and
     lost rows); now only the method's runner goes."""
-    probe = write_probe(pytester.path, FAULTY)
+    probe = faulty_probe(pytester.path, runtime)
     card_path = pytester.path / "card.json"
     result = pytester.runpytest(
         f"--mteval-corpus={corpus}", f"--mteval-method={probe}",

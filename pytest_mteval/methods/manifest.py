@@ -7,6 +7,7 @@ dependencies and a mismatch is an error, never a warning.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -14,6 +15,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from pytest_mteval.errors import MtevalError, read_json
 from pytest_mteval.languages import canonical
+
+#: The runtimes the harness starts a runner for itself (run/runtimes.py); any other is a
+#: command list naming an executable that speaks the runner protocol (docs/runner-protocol.md).
+KnownRuntime = Literal["python", "node"]
+PYTHON_ENTRY = r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$"
+NODE_ENTRY = r"^(?!/)(?!.*(?:^|/)\.\.(?:/|$))[\w./-]+\.(?:js|cjs|mjs)$"
 
 MethodClass = Literal["raw-llm", "coached-llm", "pipeline", "custom-plugin", "api", "human"]
 DependencyClass = Literal["S", "O", "A1", "A2", "X"]
@@ -62,6 +69,17 @@ class Dependency(BaseModel):
         return "A2"
 
 
+def _check_entry(field: str, runtime: str, entry: str) -> None:
+    """A python entry point is ``module:Class``; a node one a .js file inside the folder."""
+    if runtime == "python" and not re.match(PYTHON_ENTRY, entry):
+        raise ValueError(f"field {field}: a python entry point is module:Class, got {entry!r}")
+    if runtime == "node" and not re.match(NODE_ENTRY, entry):
+        raise ValueError(
+            f"field {field}: a node entry point is a .js, .cjs or .mjs file inside the method's "
+            f"folder, got {entry!r}"
+        )
+
+
 def _covers(declared: str, actual: str) -> bool:
     return declared.strip() == "*" or canonical(declared) == canonical(actual)
 
@@ -91,7 +109,15 @@ class MethodManifest(BaseModel):
     name: str
     method_id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
     method_class: MethodClass = Field(alias="class")
-    entry_point: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+    #: The code of the manifest's runtime: ``module:Class`` for python, a file of the folder
+    #: (``translate.js``) for node, anything the command reads for a command list.
+    entry_point: str = Field(min_length=1)
+    #: How the harness starts the method's runner: ``python`` (default), ``node``, or a
+    #: command (a list: ``["./runner", "--flag"]``) that speaks the runner protocol itself.
+    runtime: str | list[str] = "python"
+    #: The entry points of the other runtimes the method also ships (``{"node": "translate.js"}``),
+    #: chosen with ``--mteval-runtime``.
+    entry_points: dict[KnownRuntime, str] = Field(default_factory=dict)
     supported_pairs: list[str] = Field(min_length=1)
     dependency_class: DependencyClass
     dependencies: list[Dependency]
@@ -103,6 +129,37 @@ class MethodManifest(BaseModel):
     env: list[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]] = Field(
         default_factory=list
     )
+
+    @model_validator(mode="after")
+    def _entry_points_fit_runtimes(self) -> MethodManifest:
+        if isinstance(self.runtime, list):
+            if not self.runtime or not all(self.runtime):
+                raise ValueError("field 'runtime': a command is a list of non-empty strings")
+        elif self.runtime not in ("python", "node"):
+            raise ValueError(
+                f"field 'runtime': {self.runtime!r} is not python or node (a command is a list: "
+                '["./runner"])'
+            )
+        else:
+            _check_entry("'entry_point'", self.runtime, self.entry_point)
+        for runtime, entry in self.entry_points.items():
+            if runtime == self.runtime:
+                raise ValueError(
+                    f"field 'entry_points.{runtime}': {runtime} is the runtime of entry_point"
+                )
+            _check_entry(f"'entry_points.{runtime}'", runtime, entry)
+        return self
+
+    def entry_for(self, runtime: str) -> str | None:
+        """The entry point of ``runtime`` (the manifest's own, or one of ``entry_points``)."""
+        if runtime == self.runtime_name:
+            return self.entry_point
+        return {str(k): v for k, v in self.entry_points.items()}.get(runtime)
+
+    @property
+    def runtime_name(self) -> str:
+        """``python``, ``node`` or ``command``."""
+        return self.runtime if isinstance(self.runtime, str) else "command"
 
     @model_validator(mode="after")
     def _class_matches_dependencies(self) -> MethodManifest:

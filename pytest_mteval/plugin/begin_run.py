@@ -21,6 +21,7 @@ from pytest_mteval.corpus import Corpus, CorpusError
 from pytest_mteval.errors import MtevalError, SettingsError, check_output_path
 from pytest_mteval.llm.pricing import PriceError, load_prices
 from pytest_mteval.methods.audit import AuditError, audit_method
+from pytest_mteval.methods.champollion import champollion_choice
 from pytest_mteval.methods.loader import (
     MethodLoadError,
     MethodSource,
@@ -87,6 +88,8 @@ def start_run(
         settings.corpus.resolve(), settings.corpus_key_file, settings.corpus_key_env
     ).filtered(settings.segments, settings.domains, settings.difficulties)
     corpus = only_entries(corpus, settings.entries)
+    method, base = champollion_choice(settings.method, settings.method_base, corpus.dataset)
+    settings = dataclasses.replace(settings, method=method, method_base=base)
     if not corpus.entries:
         raise SettingsError(
             f"{corpus.path}: no entry matches the segment/domain/difficulty filters"
@@ -102,7 +105,7 @@ def start_run(
     secrecy = secrecy_of(corpus, settings.scores_only)
     if in_process:
         check_in_process(settings, secrecy)  # before the method's code enters the harness
-    source = find_method(settings.method, settings.method_base, registered, load=in_process)
+    source = find_method(method, base, registered, load=in_process, runtime=settings.runtime)
     ds = corpus.dataset
     if source.manifest and not source.manifest.supports(ds.source_language, ds.target_language):
         raise SettingsError(
@@ -181,7 +184,7 @@ def _finish_start(
     if cached and getattr(state.method, "cacheable", True):
         cache = TranslationCache(config.rootpath / ".mteval" / "cache")
         public = public_config(run_config, secret_names(source.manifest))
-        key = (source.name, source.directory, public, pytest_mteval.__version__)
+        key = (source.cache_name, source.directory, public, pytest_mteval.__version__)
         state.translator.cache = cache
         state.translator.fingerprint = method_fingerprint(*key)
         cache.describe(state.translator.fingerprint, fingerprint_components(*key))

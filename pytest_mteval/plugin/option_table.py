@@ -35,6 +35,7 @@ VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("html", "write the run's HTML report (charts, sortable entries) to this path", None),
     ("runner", "where the method runs: process (default) or inprocess (for a debugger)", None),
     ("sandbox", "auto (default: netns where the kernel allows), netns or none", "auto"),
+    ("runtime", "which of the method's entry points runs: python or node (method.json's)", None),
     ("gateway-requests", "most requests the sandbox's LLM gateway forwards in a run", None),
     ("corpus-key-file", "file holding an encrypted corpus's key (mteval corpus encrypt)", None),
     ("corpus-key-env", "environment variable holding the key of an encrypted corpus", None),

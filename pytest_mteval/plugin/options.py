@@ -65,6 +65,7 @@ def read_settings(config: pytest.Config) -> Settings:
     except GateOptionError as exc:
         raise SettingsError(f"mteval gate option: {exc}") from None
     raw_keep = value("keep-runs")
+    raw_runtime = value("runtime")
     return Settings(
         corpus=shipped_or(path("corpus"), value("corpus")),
         method=value("method"),
@@ -108,6 +109,7 @@ def read_settings(config: pytest.Config) -> Settings:
         html=path("html"),
         runner=_choice("runner", value("runner") or "process", ("process", "inprocess")),
         sandbox=_choice("sandbox", value("sandbox") or "auto", ("auto", "netns", "none")),
+        runtime=None if raw_runtime is None else _choice("runtime", raw_runtime, RUNTIMES),
         gateway_requests=_optional_int(value("gateway-requests"), "gateway-requests"),
         corpus_key_file=path("corpus-key-file"),
         corpus_key_env=value("corpus-key-env"),
@@ -133,6 +135,9 @@ def shipped_or(path: Path | None, raw: str | None) -> Path | None:
         return shipped_corpus(raw[len(PREFIX) :])
     except ShippedCorpusError as exc:
         raise SettingsError(str(exc)) from None
+
+
+RUNTIMES = ("python", "node")
 
 
 def _choice(option: str, raw: str, allowed: tuple[str, ...]) -> str:

@@ -24,9 +24,11 @@ from pytest_mteval.run.audit_log import AuditLog
 from pytest_mteval.run.gateway import REFUSAL_BUDGET, Gateway, GatewayConfig, allowed_models
 from pytest_mteval.run.hardening import is_dumpable, set_dumpable
 from pytest_mteval.run.method_ref import method_ref
+from pytest_mteval.run.protocol import PROTOCOL_VERSION
 from pytest_mteval.run.remote_method import RemoteMethod
 from pytest_mteval.run.runner_client import Launch, ProcessBackend
 from pytest_mteval.run.runner_env import runner_env
+from pytest_mteval.run.runtimes import runner_command
 from pytest_mteval.run.sandbox import GATEWAY_DIR_INSIDE, SandboxError, sandbox_launch
 from pytest_mteval.run.sandbox_policy import (
     SandboxChoice,
@@ -60,9 +62,14 @@ class Isolation:
     choice: SandboxChoice | None = None
     _home: str | None = None
     _was_dumpable: bool | None = None
+    #: The runtime of the method's runner (``python``, ``node``, ``command``).
+    runtime: str = "python"
 
     def card(self) -> dict[str, Any]:
         out: dict[str, Any] = {"mode": self.runner, "sandbox": self.sandbox}
+        if self.runner != "inprocess":
+            out["runtime"] = self.runtime
+            out["protocol"] = PROTOCOL_VERSION
         if self.choice is not None:
             out["requested"] = self.choice.requested
             out["isolated"] = self.choice.isolated
@@ -107,8 +114,18 @@ def start_isolation(
         isolation._was_dumpable = True
     isolation._home = tempfile.mkdtemp(prefix="mteval-home-")
     env = runner_env(state, isolation._home, sandboxed=False, gateway=False)
+    try:
+        command = runner_command(state.source)
+    except SettingsError:
+        isolation.close()
+        raise
     argv = [sys.executable, "-m", "pytest_mteval.run.runner_main", "--supervised"]
-    launch = Launch(argv, env=env, supervised=True)
+    if command is not None:  # another runtime's runner, in the method's folder
+        argv = command.launcher([sys.executable], supervised=True)
+        ref = {**ref, "runtime": command.runtime, "entry_point": state.source.entry_point}
+    cwd = str(state.source.directory) if command is not None else None
+    launch = Launch(argv, env=env, cwd=cwd, supervised=True)
+    isolation.runtime = state.source.runtime
     if sandbox == "netns":
         folder = method_folder(state)
         assert folder is not None  # choose_sandbox saw to it
@@ -123,10 +140,12 @@ def start_isolation(
         protected = _protected(state, rootpath)
         root = import_root(state)
         readable += [root] if root is not None else []
+        inside = command.launcher([sys.executable, "-I"], supervised=False) if command else []
+        readable += command.shown if command is not None else []
         try:
             env = runner_env(state, "/tmp", sandboxed=True, gateway=gateway_dir is not None)
             ref = {**ref, "sys_path": [str(root)]} if root is not None else ref
-            launch = sandbox_launch(folder, readable, protected, gateway_dir, env)
+            launch = sandbox_launch(folder, readable, protected, gateway_dir, env, inside)
         except (SandboxError, SettingsError) as exc:
             isolation.close()
             raise SettingsError(str(exc)) from None

@@ -1,6 +1,11 @@
-"""The runner protocol: JSON lines over the runner process's stdin and stdout.
+"""The runner protocol: JSON lines over the runner process's stdin and stdout. It is a public,
+versioned interface (docs/runner-protocol.md): any executable that speaks it is a runner.
 
 Each message is one JSON object on one line (UTF-8, ``\\n``-terminated), with a ``type``:
+
+runner -> harness, first
+    ``{"type": "hello", "protocol": 1, "runtime": str}``: the version it speaks. The harness
+    sends nothing before it, and refuses a runner that speaks another version.
 
 harness -> runner
     ``{"type": "start", "method": MethodRef, "config": RunConfig}``: build the method (import
@@ -25,6 +30,9 @@ from __future__ import annotations
 import json
 from typing import IO, Any
 
+#: The version of the protocol this harness speaks; a change that an old runner would misread
+#: gets a new number.
+PROTOCOL_VERSION = 1
 #: A runner that sends a longer line is broken or hostile; the harness stops reading it.
 MAX_LINE_BYTES = 64 * 1024 * 1024
 
@@ -56,3 +64,21 @@ def read_message(stream: IO[bytes]) -> dict[str, Any] | None:
     if len(line) > MAX_LINE_BYTES:
         raise ProtocolError(f"line longer than {MAX_LINE_BYTES} bytes")
     return decode(line)
+
+
+def hello_problem(hello: dict[str, Any] | None) -> str | None:
+    """Why a runner's first message does not let the run go on, or None."""
+    if hello is None or hello.get("type") != "hello":
+        said = "nothing" if hello is None else f"a {hello.get('type')!r} message"
+        return (
+            f"its runner sent {said} before announcing its protocol version (a 'hello' line); "
+            f"this harness speaks runner protocol {PROTOCOL_VERSION} (docs/runner-protocol.md)"
+        )
+    version = hello.get("protocol")
+    if version != PROTOCOL_VERSION or isinstance(version, bool):
+        return (
+            f"its runner speaks runner protocol {str(version)[:40]}, this harness speaks "
+            f"{PROTOCOL_VERSION}: use a runner and a pytest-mteval of the same protocol "
+            "(docs/runner-protocol.md)"
+        )
+    return None

@@ -25,7 +25,7 @@ from pytest_mteval.corpus import Entry
 from pytest_mteval.methods.loader import MethodLoadError
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
 from pytest_mteval.run.method_ref import MethodRef
-from pytest_mteval.run.protocol import ProtocolError, encode, read_message
+from pytest_mteval.run.protocol import ProtocolError, encode, hello_problem, read_message
 from pytest_mteval.run.translate import PendingBatch, all_failed, check_results, method_view
 
 #: How long past a batch's timeout the runner may take to answer before it is killed.
@@ -63,6 +63,7 @@ class RunnerProcess:
         )
         self.cond = threading.Condition()
         self.replies: dict[int, dict[str, Any]] = {}
+        self.first: dict[str, Any] | None = None  # its first message: the protocol's hello
         self.ready: dict[str, Any] | None = None
         self.fatal: str | None = None
         self.gone = False
@@ -89,7 +90,9 @@ class RunnerProcess:
 
     def _take(self, message: dict[str, Any]) -> None:
         kind = message["type"]
-        if kind == "ready":
+        if self.first is None:
+            self.first = message
+        elif kind == "ready":
             self.ready = message.get("describe") or {}
         elif kind == "fatal":
             self.fatal = str(message.get("error"))[:2000]
@@ -188,21 +191,18 @@ class ProcessBackend:
     def start(self) -> dict[str, Any]:
         """Start a runner and build the method in it; its description, or MethodLoadError."""
         process = RunnerProcess(self.launch)
-        message = {
-            "type": "start",
-            "method": self.ref,
-            "config": self.runner_config.to_json(),
-            "preflight": self.preflight,
-        }
-        sent = process.send(message)
+        config, preflight = self.runner_config.to_json(), self.preflight
+        message = {"type": "start", "method": self.ref, "config": config, "preflight": preflight}
         deadline = time.monotonic() + START_TIMEOUT_S
-        ok = sent and process.wait_for(lambda: process.ready is not None or process.fatal, deadline)
+        said = process.wait_for(lambda: process.first is not None, deadline)
+        if said and (problem := hello_problem(process.first)) is not None:
+            process.kill("spoke another protocol")
+            raise MethodLoadError(f"method {self.name!r} cannot start: {problem}")
+        ok = said and process.send(message)
+        ok = ok and process.wait_for(lambda: process.ready is not None or process.fatal, deadline)
         if not ok or process.ready is None:
-            why = process.fatal or (
-                f"no answer within {START_TIMEOUT_S:g}s"
-                if not process.gone
-                else process.exit_note()
-            )
+            late = f"no answer within {START_TIMEOUT_S:g}s"
+            why = process.fatal or (process.exit_note() if process.gone else late)
             process.kill("failed to start")
             # the method's own refusal reads the same in every runner mode; a runner that
             # died or hung says where

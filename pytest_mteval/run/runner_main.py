@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 from pytest_mteval.run.method_ref import build_method, describe
-from pytest_mteval.run.protocol import ProtocolError, encode, read_message
+from pytest_mteval.run.protocol import PROTOCOL_VERSION, ProtocolError, encode, read_message
 
 
 class _Channel:
@@ -145,6 +145,7 @@ def main() -> None:
 
         supervise()  # returns in the runner; its parent stays behind to end what it starts
     channel = _Channel()
+    channel.send({"type": "hello", "protocol": PROTOCOL_VERSION, "runtime": "python"})
     start = read_message(channel.incoming)
     if start is None or start.get("type") != "start":
         os._exit(2)

@@ -118,10 +118,12 @@ def sandbox_launch(
     protected: Sequence[Path],
     gateway_dir: Path | None,
     env: dict[str, str],
+    runner: Sequence[str] = (),
 ) -> Launch:
-    """The bwrap command line for one runner; SandboxError if a protected path would show.
-    ``env`` is the runner's whole environment (run/runner_env.py), handed to bwrap itself and
-    never on its command line, which other processes can read."""
+    """The bwrap command line for one runner (``runner``, the Python one by default); SandboxError
+    if a protected path would show. ``env`` is the runner's whole environment
+    (run/runner_env.py), handed to bwrap itself and never on its command line, which other
+    processes can read."""
     problem = sandbox_problem()
     if problem is not None:
         raise SandboxError(f"--mteval-sandbox=netns: {problem}")
@@ -157,6 +159,6 @@ def sandbox_launch(
         args += ["--remount-ro", str(folder)]
     if gateway_dir is not None:
         args += ["--ro-bind", str(gateway_dir), GATEWAY_DIR_INSIDE]
-    args += ["--chdir", str(method_dir.resolve()), "--", sys.executable, "-I", "-m",
-             "pytest_mteval.run.runner_main"]  # fmt: skip
+    command = list(runner) or [sys.executable, "-I", "-m", "pytest_mteval.run.runner_main"]
+    args += ["--chdir", str(method_dir.resolve()), "--", *command]
     return Launch(args, env=dict(env), cwd=None, label="sandbox netns")

@@ -58,6 +58,8 @@ class Settings:
     html: Path | None = None
     runner: str = "process"
     sandbox: str = "auto"
+    #: ``--mteval-runtime``: which of the method's entry points runs (None: its method.json's).
+    runtime: str | None = None
     gateway_requests: int | None = None
     corpus_key_file: Path | None = None
     corpus_key_env: str | None = None
