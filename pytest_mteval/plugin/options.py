@@ -75,6 +75,7 @@ _FLAG_OPTIONS: tuple[tuple[str, str], ...] = (
     ("no-cache", "do not read or write the translation cache (.mteval/cache)"),
     ("dry-run", "collect and estimate tokens and cost without calling the method"),
     ("allow-over-budget", "run a sweep whose estimated cost exceeds its budget"),
+    ("activate-held-out", "collect held_out entries (reserved, never used unless activated)"),
     ("scores-only", "card and terminal carry ids, scores and flags, never corpus or output text"),
 )
 
@@ -147,6 +148,7 @@ def read_settings(config: pytest.Config) -> Settings:
         method_card=path("method-card"),
         method_args=_key_values(values("method-arg")),
         segments=tuple(values("segment")),
+        activate_held_out=flag("activate-held-out"),
         domains=tuple(values("domain")),
         difficulties=tuple(_number(int, "difficulty", v, 1, 5) for v in values("difficulty")),
         batch_size=_number(int, "batch-size", value("batch-size") or "25", 1, None),
