@@ -26,9 +26,12 @@ def write_page(text: str, out: str, default_name: str) -> Path:
 def add_leaderboard_command(commands: Any) -> None:
     parser: argparse.ArgumentParser = commands.add_parser(
         "leaderboard",
-        help="rank verified run cards per corpus version (markdown; --html for a page)",
+        help="rank verified run cards, like with like (markdown; --html for a page)",
         description="Rank run cards (files or folders of *.json) by composite, one board per "
-        "corpus version. Cards that do not verify are refused with the reason (exit 1).",
+        "track (official gold-standard runs first), corpus version, scoring profile and "
+        "composite metric set. Partial, interrupted or incomplete cards are listed apart, "
+        "never ranked; class X methods are not listed. Cards that do not verify are refused "
+        "with the reason (exit 1).",
     )
     parser.add_argument("cards", nargs="+", help="run card files or folders holding them")
     parser.add_argument("--domain", default=None, help="rank on this domain code (§2.7)")
@@ -47,7 +50,9 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     board_set = leaderboard.build(paths, args.domain)
     for line in board_set.refused:
         print(line, file=sys.stderr)
-    if not board_set.boards:
+    if not board_set.boards and not board_set.not_ranked:
+        for note in board_set.notes:
+            print(note, file=sys.stderr)
         print("mteval leaderboard: no verified card to rank", file=sys.stderr)
         return 1
     if args.html is not None:

@@ -1,8 +1,11 @@
-"""The leaderboard (benchmark spec §9.7): verified cards, one board per corpus version, ranked
-by composite, with the ranks a card could hold given the confidence intervals.
+"""The leaderboard (benchmark spec §9.7): verified cards, ranked by composite on boards of like
+cards (``board_rules.py``: track, corpus version, profile, composite metrics), with the ranks
+a card could hold given the confidence intervals.
 
-Cards made on different corpora or versions (dataset id, version and sha256) are never ranked
-together. A card that does not verify (schema, fingerprint, hash) is refused with the reason.
+Official (gold-standard, complete, sandboxed) boards come first. Partial, interrupted or
+incomplete cards are listed apart with the reason, never ranked; class X cards are left out
+(counted in a note). A card that does not verify (schema, fingerprint, hash) is refused with
+the reason.
 """
 
 from __future__ import annotations
@@ -17,6 +20,14 @@ from pytest_mteval.cards.verification_tier import (
     SIDECAR_SUFFIX,
     read_human_validation,
     verification_tiers,
+)
+from pytest_mteval.reports.board_rules import (
+    OFFICIAL,
+    BoardKey,
+    board_key,
+    board_order,
+    unlisted,
+    why_not_ranked,
 )
 from pytest_mteval.reports.domain_slice import domain_slice
 from pytest_mteval.scoring import composite as scoring
@@ -54,6 +65,9 @@ class Row:
     verification_reason: str
     date: str
     entries: int
+    corpus: str = ""
+    #: Why the card is listed apart, not ranked (``board_rules.why_not_ranked``).
+    not_ranked: str = ""
     rank_low: int = 0
     rank_high: int = 0
 
@@ -65,20 +79,37 @@ class Row:
 
 @dataclass
 class Board:
-    """The ranked cards of one corpus version."""
+    """The ranked cards of one track, corpus version, scoring profile and metric set."""
 
-    dataset_id: str
-    version: str
-    sha256: str
+    key: BoardKey
     language_pair: str
     domain: str | None
     rows: list[Row] = field(default_factory=list)
 
+    @property
+    def dataset_id(self) -> str:
+        return self.key.dataset_id
+
+    @property
+    def version(self) -> str:
+        return self.key.version
+
+    @property
+    def sha256(self) -> str:
+        return self.key.sha256
+
+    @property
+    def official(self) -> bool:
+        return self.key.track == OFFICIAL
+
     def title(self) -> str:
         where = f", domain {self.domain}" if self.domain else ""
+        track = "Official (gold standard)" if self.official else "Development"
+        metrics = ", ".join(self.key.metrics) or "none"
         return (
-            f"{self.dataset_id} v{self.version} ({self.language_pair}){where}, "
-            f"dataset sha256 {self.sha256[:12]}"
+            f"{track}: {self.dataset_id} v{self.version} ({self.language_pair}){where}, "
+            f"dataset sha256 {self.sha256[:12]}, profile {self.key.profile}, "
+            f"composite over {metrics}"
         )
 
 
@@ -87,6 +118,8 @@ class Leaderboard:
     boards: list[Board]
     refused: list[str]
     notes: list[str]
+    #: Verified cards listed apart, never ranked (partial, interrupted, incomplete).
+    not_ranked: list[Row] = field(default_factory=list)
 
 
 def card_paths(arguments: Iterable[str]) -> list[Path]:
@@ -122,23 +155,34 @@ def build(paths: Sequence[Path], domain: str | None = None) -> Leaderboard:
         validations.append(record)
         if problem:
             notes.append(f"human validation ignored: {problem}")
-    tiers = verification_tiers([c for _, c in cards], validations)
-    boards: dict[tuple[str, str, str], Board] = {}
-    for (path, card), tier in zip(cards, tiers, strict=True):
-        dataset = card["dataset"]
-        key = (str(dataset["id"]), str(dataset["version"]), str(dataset["sha256"]))
+    closed = [c for c in cards if unlisted(c[1])]
+    if closed:
+        notes.append(
+            f"{len(closed)} card(s) of class X methods left out: class X methods are not "
+            "listed (method interface; X is inadmissible in every track)"
+        )
+    kept = [(pc, v) for pc, v in zip(cards, validations, strict=True) if not unlisted(pc[1])]
+    tiers = verification_tiers([c for (_, c), _ in kept], [v for _, v in kept])
+    boards: dict[BoardKey, Board] = {}
+    apart: list[Row] = []
+    for ((path, card), _), tier in zip(kept, tiers, strict=True):
         row = _row(path, card, tier.name, tier.reason, domain)
         if row is None:
             notes.append(f"{path}: no entry of domain {domain!r}, left out")
             continue
-        board = boards.setdefault(
-            key, Board(key[0], key[1], key[2], str(dataset["language_pair"]), domain)
-        )
+        reason = why_not_ranked(card)
+        if reason is not None:
+            row.not_ranked = reason
+            apart.append(row)
+            continue
+        key = board_key(card)
+        language_pair = str(card["dataset"]["language_pair"])
+        board = boards.setdefault(key, Board(key, language_pair, domain))
         board.rows.append(row)
     for board in boards.values():
         rank(board.rows)
-    ordered = sorted(boards.values(), key=lambda b: (b.dataset_id, b.version, b.sha256))
-    return Leaderboard(ordered, refused, notes)
+    ordered = sorted(boards.values(), key=lambda b: board_order(b.key))
+    return Leaderboard(ordered, refused, notes, apart)
 
 
 def rank(rows: list[Row]) -> None:
@@ -208,4 +252,5 @@ def _row(
         verification_reason=reason,
         date=str(card["timestamp"])[:10],
         entries=int(card["dataset"]["entry_count"]),
+        corpus=f"{card['dataset']['id']} v{card['dataset']['version']}",
     )
