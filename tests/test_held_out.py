@@ -52,7 +52,8 @@ def test_a_plain_run_never_collects_held_out_entries(tmp_path):
     assert path.is_file(), done.stdout + done.stderr
     card = json.loads(path.read_text(encoding="utf-8"))
     ran = {row["entry_id"] for row in card["results"]}
-    assert ran.isdisjoint(held) and len(ran) == 47 - len(held)
+    assert ran.isdisjoint(held)
+    assert len(ran) == 47 - len(held)
     assert card["dataset"]["segments"] == {
         "covered": ["development"],
         "held_out_activated": False,
@@ -72,13 +73,16 @@ def test_an_activated_run_collects_them_and_says_so(tmp_path, how):
     assert card["dataset"]["entry_count"] == 47
     segments = card["dataset"]["segments"]
     assert segments["covered"] == ["development", "held_out"]
-    assert segments["held_out_activated"] is True and segments["held_out_left_out"] == 0
+    assert segments["held_out_activated"] is True
+    assert segments["held_out_left_out"] == 0
 
 
 def test_asking_for_the_segment_without_activating_it_is_refused(tmp_path):
     corpus, _ = held_out_corpus(tmp_path)
     done, path = session(tmp_path, corpus, "--mteval-segment=held_out")
-    assert done.returncode != 0 and not path.exists()
+    assert done.returncode != 0
+    assert not path.exists()
     lines = [line for line in (done.stdout + done.stderr).splitlines() if "reserved" in line]
-    assert len(lines) == 1 and "--mteval-activate-held-out" in lines[0]
+    assert len(lines) == 1
+    assert "--mteval-activate-held-out" in lines[0]
     assert str(corpus) in lines[0]
