@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.verification_tier import (
     SIDECAR_SUFFIX,
@@ -136,8 +138,13 @@ def card_paths(arguments: Iterable[str]) -> list[Path]:
     return out
 
 
-def build(paths: Sequence[Path], domain: str | None = None) -> Leaderboard:
-    """Verify, group and rank the cards at ``paths``; ``domain`` ranks on one domain."""
+def build(
+    paths: Sequence[Path],
+    domain: str | None = None,
+    maintainer_keys: Sequence[Ed25519PublicKey] = (),
+) -> Leaderboard:
+    """Verify, group and rank the cards at ``paths``; ``domain`` ranks on one domain; a
+    reproduction counts only signed by one of ``maintainer_keys`` (spec §9.4)."""
     cards: list[tuple[Path, dict[str, Any]]] = []
     refused: list[str] = []
     notes: list[str] = []
@@ -162,7 +169,9 @@ def build(paths: Sequence[Path], domain: str | None = None) -> Leaderboard:
             "listed (method interface; X is inadmissible in every track)"
         )
     kept = [(pc, v) for pc, v in zip(cards, validations, strict=True) if not unlisted(pc[1])]
-    tiers = verification_tiers([c for (_, c), _ in kept], [v for _, v in kept])
+    if not maintainer_keys:
+        notes.append("no maintainer key given (--maintainer-key): no card is maintainer-verified")
+    tiers = verification_tiers([c for (_, c), _ in kept], [v for _, v in kept], maintainer_keys)
     boards: dict[BoardKey, Board] = {}
     apart: list[Row] = []
     for ((path, card), _), tier in zip(kept, tiers, strict=True):
