@@ -18,11 +18,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.cards.verification_tier import (
-    SIDECAR_SUFFIX,
-    read_human_validation,
-    verification_tiers,
-)
+from pytest_mteval.cards.verification_tier import SIDECAR_SUFFIX, verification_tiers
 from pytest_mteval.reports.board_rules import (
     OFFICIAL,
     BoardKey,
@@ -32,6 +28,7 @@ from pytest_mteval.reports.board_rules import (
     why_not_ranked,
 )
 from pytest_mteval.reports.domain_slice import domain_slice
+from pytest_mteval.reports.validation_records import extended_parents, human_validation
 from pytest_mteval.scoring import composite as scoring
 
 PROXY_NOTE = (
@@ -156,9 +153,14 @@ def build(
             refused.append(f"REFUSED {exc}")
             continue
         cards.append((path, card))
+    parents = extended_parents([card for _, card in cards])
+    for path, card in cards:
+        if card["run_card_hash"] in parents:
+            notes.append(f"{path}: left out, a card on the board extends it with its review")
+    cards = [(path, card) for path, card in cards if card["run_card_hash"] not in parents]
     validations = []
     for path, card in cards:
-        record, problem = read_human_validation(card, path)
+        record, problem = human_validation(card, path)
         validations.append(record)
         if problem:
             notes.append(f"human validation ignored: {problem}")
