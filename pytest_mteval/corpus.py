@@ -4,6 +4,7 @@ and the field."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -56,6 +57,8 @@ class Corpus:
     sha256: str
     shape: Literal["spec", "harness"] = "spec"
     mapped_fields: tuple[str, ...] = field(default=())
+    #: Held-out entries the run left out, not activated (``run/segments.py``).
+    held_out_left_out: int = 0
 
     def filtered(
         self,
@@ -72,7 +75,7 @@ class Corpus:
             and (not dom or e.domain in dom)
             and (not dif or e.difficulty in dif)
         )
-        return Corpus(self.path, self.dataset, kept, self.sha256, self.shape, self.mapped_fields)
+        return dataclasses.replace(self, entries=kept)
 
     def resource_path(self, relative: str | None) -> Path | None:
         """A path named inside the corpus file, resolved against the corpus's folder."""

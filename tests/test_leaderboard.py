@@ -11,6 +11,7 @@ import pytest
 from leaderboard_cards import RUNS, copy_cards, load, session_card
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.signing import generate_key_pair
 from pytest_mteval.cards.verification_tier import sidecar_path
 from pytest_mteval.cli.main import main
 from pytest_mteval.reports.leaderboard_page import COLUMNS
@@ -108,8 +109,11 @@ def test_a_forged_card_is_refused_with_the_reason(tmp_path, capsys):
 
 def test_tiers_need_a_reproduction_or_a_human_validation(tmp_path, capsys):
     cards = copy_cards(tmp_path, "gpt55", "haiku", "deepseek")
+    maintainer = tmp_path.parent / f"{tmp_path.name}-maintainer.key"
+    public = generate_key_pair(maintainer)
     rerun = tmp_path / "gpt55-rerun.json"
-    shutil.copy(session_card("gpt55", tag="-rerun"), rerun)
+    signed = session_card("gpt55", tag="-rerun", extra=(f"--mteval-sign-key={maintainer}",))
+    shutil.copy(signed, rerun)
     shutil.copy(cards["gpt55"], tmp_path / "gpt55-copy.json")  # the same run twice
     haiku = load(cards["haiku"])
     sidecar_path(cards["haiku"]).write_text(
@@ -128,7 +132,7 @@ def test_tiers_need_a_reproduction_or_a_human_validation(tmp_path, capsys):
     sidecar_path(cards["deepseek"]).write_text(
         json.dumps({**json.loads(sidecar_path(cards["haiku"]).read_text())}), encoding="utf-8"
     )  # a record made for another card
-    assert main(["leaderboard", str(tmp_path)]) == 0
+    assert main(["leaderboard", str(tmp_path), f"--maintainer-key={public}"]) == 0
     captured = capsys.readouterr()
     rows = next(iter(tables(captured.out).values()))
     tiers = {}
@@ -136,7 +140,9 @@ def test_tiers_need_a_reproduction_or_a_human_validation(tmp_path, capsys):
         tiers.setdefault(row["Model"], []).append(row["Verification"])
     assert load(rerun)["fingerprint"] == load(cards["gpt55"])["fingerprint"]
     assert load(rerun)["run_id"] != load(cards["gpt55"])["run_id"]
-    assert tiers["openai/gpt-5.5"] == ["maintainer-verified"] * 3
+    # the original and its copy are reproduced by the maintainer's run; that run's own twins
+    # are the submitter's, unsigned: no maintainer reproduced it
+    assert sorted(tiers["openai/gpt-5.5"]) == ["maintainer-verified"] * 2 + ["self-benchmarked"]
     assert tiers["anthropic/claude-haiku-4.5"] == ["community-validated"]
     assert tiers["deepseek/deepseek-v4-pro"] == ["self-benchmarked"]
     assert "human validation ignored" in captured.out
@@ -212,7 +218,11 @@ def test_dependency_classes_are_marked(pytester, tmp_path, capsys, dependency, m
         f"--mteval-run-card={card}",
     )
     runcard.verify(load(card), card)
+    if mark == "X":  # never listed (method interface), and the leaderboard says so
+        assert main(["leaderboard", str(card)]) == 1
+        err = capsys.readouterr().err
+        assert "1 card(s) of class X methods left out: class X methods are not listed" in err
+        return
     assert main(["leaderboard", str(card)]) == 0
     row = next(iter(tables(capsys.readouterr().out).values()))[0]
-    expected = {"A2": "A2 ⚠ external dependency", "X": "X 🔒 closed"}[mark]
-    assert row["Method"] == f"replay `{expected}`"
+    assert row["Method"] == "replay `A2 ⚠ external dependency`"

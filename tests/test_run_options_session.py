@@ -74,10 +74,13 @@ def test_filters_run_exactly_the_matching_entries_and_are_recorded(
     path, entries = labelled
     expected = expected_ids(entries, chosen)
     assert 0 < len(expected) < len(entries)
+    # held-out entries are reserved (spec §2.3, tests/test_held_out.py): activated here
     if form == "cli":
         args = [f"--mteval-{key}={value}" for key, values in chosen.items() for value in values]
+        args.append("--mteval-activate-held-out")
     else:
         lines = [f"mteval_{key} = {' '.join(values)}" for key, values in chosen.items()]
+        lines.append("mteval_activate_held_out = true")
         pytester.makeini("[pytest]\n" + "\n".join(lines) + "\n")
         args = []
     result = run(pytester, path, METHODS / "identity", *args)

@@ -241,7 +241,13 @@ def test_without_namespaces_the_default_warns_once_and_the_card_says_so(tmp_path
     assert card["runner"]["isolated"] is False
     assert "bubblewrap" in card["runner"]["not_isolated_because"]
     secret = _corpus(tmp_path, "held_out")
-    proc, _ = _pytest(tmp_path, f"--mteval-corpus={secret}", "--mteval-run-card=x.json", env=env)
+    proc, _ = _pytest(
+        tmp_path,
+        f"--mteval-corpus={secret}",
+        "--mteval-run-card=x.json",
+        "--mteval-activate-held-out",
+        env=env,
+    )
     assert proc.returncode == pytest.ExitCode.USAGE_ERROR
     lines = [line for line in proc.stderr.splitlines() if line.startswith("ERROR")]
     assert len(lines) == 1, lines

@@ -143,6 +143,7 @@ def test_secret_segments_withhold_text_without_the_option(pytester):
         f"--mteval-corpus={corpus}",
         f"--mteval-method={METHODS / 'identity'}",
         f"--mteval-run-card={card}",
+        "--mteval-activate-held-out",  # reserved otherwise (spec §2.3)
     ).assert_outcomes(passed=4)
     loaded = json.loads(card.read_text(encoding="utf-8"))
     assert loaded["redaction"]["reasons"] == ["secret segment(s) held_out"]

@@ -191,6 +191,8 @@ def test_every_kind_of_secret_run_hides_the_text(
             entry["segment"] = secret[0]
         corpus = pytester.path / "segment.json"
         corpus.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        if secret[0] == "held_out":  # reserved unless activated (spec §2.3)
+            args.append("--mteval-activate-held-out")
     shown, result = _run(pytester, corpus, "--tb=long", "-l", *args)
     leaked = [form for form in _forms(texts) if form in shown]
     assert not leaked, f"shown: {leaked[0]!r}"

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from pytest_mteval.cards.signing import sign
 from pytest_mteval.cards.verification_tier import (
     COMMUNITY_VALIDATED,
     MAINTAINER_VERIFIED,
@@ -28,15 +30,27 @@ from pytest_mteval.cards.verification_tier import (
 
 HASH_A = "a" * 64
 HASH_B = "b" * 64
+MAINTAINER = Ed25519PrivateKey.generate()
+SUBMITTER = Ed25519PrivateKey.generate()
+KEYS = [MAINTAINER.public_key()]
 
 
-def _card(run_id: str, composite: Any, run_card_hash: str, fingerprint: str = "f" * 64):
-    return {
+def _card(
+    run_id: str,
+    composite: Any,
+    run_card_hash: str,
+    fingerprint: str = "f" * 64,
+    signer: Ed25519PrivateKey | None = None,
+    cache_hits: Any = 0,
+):
+    card = {
         "run_id": run_id,
         "fingerprint": fingerprint,
         "run_card_hash": run_card_hash,
         "scores": {"composite": composite},
+        "cache": {"cache_hits": cache_hits},
     }
+    return sign(card, signer) if signer is not None else card
 
 
 def _record(**changes: Any) -> dict[str, Any]:
@@ -94,35 +108,75 @@ def test_an_integer_composite_counts():
 
 
 def test_tiers_of_a_reproduced_pair_a_validated_card_and_a_lone_one():
-    first = _card("run-aaaaaaaa-1", 0.60, HASH_A)
-    second = _card("run-bbbbbbbb-2", 0.61, HASH_B)
+    first = _card("run-aaaaaaaa-1", 0.60, HASH_A, signer=SUBMITTER)
+    second = _card("run-bbbbbbbb-2", 0.61, HASH_B, signer=MAINTAINER)
     lone = _card("run-cccccccc-3", 0.9, "c" * 64, fingerprint="d" * 64)
     validated = HumanValidation.model_validate(_record(run_card_hash="c" * 64))
-    tiers = verification_tiers([first, second, lone], [None, None, validated])
+    tiers = verification_tiers([first, second, lone], [None, None, validated], KEYS)
     assert [t.name for t in tiers] == [
         MAINTAINER_VERIFIED,
-        MAINTAINER_VERIFIED,
+        SELF_BENCHMARKED,  # its twin is the submitter's, not a maintainer's
         COMMUNITY_VALIDATED,
     ]
-    assert tiers[0].reason == "reproduced within ±2% by run run-bbbb"
-    assert tiers[1].reason == "reproduced within ±2% by run run-aaaa"
+    assert tiers[0].reason == "reproduced within ±2% by maintainer run run-bbbb"
+    assert tiers[1].reason == (
+        "no independent reproduction: run run-aaaa is not signed by a maintainer key"
+    )
     assert tiers[2].reason == (
         "accepted by Maskwacîs Education Schools Commission on 2026-11-30 "
         "(3 reviewers, 10 outputs rated)"
     )
-    alone = verification_tiers([lone], [None])
+    alone = verification_tiers([lone], [None], KEYS)
     assert [(t.name, t.reason) for t in alone] == [(SELF_BENCHMARKED, "no reproduction")]
 
 
 def test_every_twin_is_named_and_a_rejection_is_said():
-    cards = [_card(f"run{i}xxxxxx", 0.6, str(i) * 64) for i in range(3)]
-    tiers = verification_tiers(cards, [None, None, None])
-    assert tiers[0].reason == "reproduced within ±2% by run run1xxxx, run2xxxx"
+    cards = [_card(f"run{i}xxxxxx", 0.6, str(i) * 64, signer=MAINTAINER) for i in range(1, 3)]
+    cards.insert(0, _card("run0xxxxxx", 0.6, "0" * 64))
+    tiers = verification_tiers(cards, [None, None, None], KEYS)
+    assert tiers[0].reason == "reproduced within ±2% by maintainer run run1xxxx, run2xxxx"
     rejected = HumanValidation.model_validate(_record(accepted=False))
     lone = verification_tiers([_card("run-aaaaaaaa", 0.6, HASH_A)], [rejected])
     assert [(t.name, t.reason) for t in lone] == [
         (SELF_BENCHMARKED, "rejected by community review")
     ]
+
+
+@pytest.mark.parametrize(
+    ("twin", "why"),
+    [
+        (dict(signer=MAINTAINER, cache_hits=3), "served 3 entries from the translation cache"),
+        (dict(signer=MAINTAINER, cache_hits=None), "does not record its cache hits"),
+        (dict(signer=MAINTAINER, cache_hits=True), "does not record its cache hits"),
+        (dict(signer=SUBMITTER), "is not signed by a maintainer key"),
+        (dict(), "is not signed by a maintainer key"),
+    ],
+)
+def test_a_reproduction_that_is_not_independent_does_not_verify(twin, why):
+    card = _card("run-aaaaaaaa", 0.6, HASH_A, signer=SUBMITTER)
+    other = _card("run-bbbbbbbb", 0.6, HASH_B, **twin)
+    tiers = verification_tiers([card, other], [None, None], KEYS)
+    assert tiers[0].name == SELF_BENCHMARKED
+    assert tiers[0].reason == f"no independent reproduction: run run-bbbb {why}"
+
+
+def test_the_submitters_own_maintainer_key_is_no_independent_reproduction():
+    card = _card("run-aaaaaaaa", 0.6, HASH_A, signer=MAINTAINER)
+    other = _card("run-bbbbbbbb", 0.6, HASH_B, signer=MAINTAINER)
+    tiers = verification_tiers([card, other], [None, None], KEYS)
+    assert [t.reason for t in tiers] == [
+        "no independent reproduction: run run-bbbb is signed by the submitter's own key",
+        "no independent reproduction: run run-aaaa is signed by the submitter's own key",
+    ]
+
+
+def test_an_edited_maintainer_card_or_no_keys_verifies_nothing():
+    card = _card("run-aaaaaaaa", 0.6, HASH_A)
+    other = _card("run-bbbbbbbb", 0.6, HASH_B, signer=MAINTAINER)
+    assert verification_tiers([card, other], [None, None], KEYS)[0].name == MAINTAINER_VERIFIED
+    assert verification_tiers([card, other], [None, None])[0].name == SELF_BENCHMARKED
+    edited = {**other, "cache": {"cache_hits": 0, "note": "edited after signing"}}
+    assert verification_tiers([card, edited], [None, None], KEYS)[0].name == SELF_BENCHMARKED
 
 
 def test_the_same_card_object_twice_is_not_its_own_reproduction_but_an_equal_copy_neither():
@@ -234,7 +288,8 @@ def test_a_single_rated_output_is_enough_and_a_bad_rating_names_its_nested_field
 
 def test_a_validated_card_first_does_not_stop_the_others_being_tiered():
     validated = HumanValidation.model_validate(_record())
-    cards = [_card("run-aaaaaaaa", 0.6, HASH_A), _card("run-bbbbbbbb", 0.6, HASH_B)]
+    cards = [_card("run-aaaaaaaa", 0.6, HASH_A, signer=MAINTAINER)]
+    cards.append(_card("run-bbbbbbbb", 0.6, HASH_B))
     cards.append(_card("run-cccccccc", 0.9, "c" * 64, fingerprint="d" * 64))
-    tiers = verification_tiers(cards, [validated, None, None])
+    tiers = verification_tiers(cards, [validated, None, None], KEYS)
     assert [t.name for t in tiers] == [COMMUNITY_VALIDATED, MAINTAINER_VERIFIED, SELF_BENCHMARKED]

@@ -13,6 +13,7 @@ from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.catalog import family_definitions
 from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.run.entry_selection import segments_record
 from pytest_mteval.run.method_args import public_config, secret_names
 from pytest_mteval.run.result_model import validate_method_fields
 from pytest_mteval.run.state import RunState
@@ -110,6 +111,9 @@ def build_card(
                 "domain": list(settings.domains),
                 "difficulty": list(settings.difficulties),
             },
+            "segments": segments_record(
+                corpus, (r.get("segment") for r in records), settings.activate_held_out
+            ),
             **_reference_quality(corpus.dataset),
         },
         "method": {

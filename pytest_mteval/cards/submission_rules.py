@@ -33,6 +33,11 @@ def method_problems(folder: Path, manifest: MethodManifest, shipped: set[str]) -
     """One line per thing the method folder lacks; ``shipped`` holds the sha256 of every file
     the bundle carries (method folder and vendored files)."""
     problems: list[str] = []
+    if manifest.dependency_class == "X":
+        problems.append(
+            f"{folder / 'method.json'}: field 'dependency_class': class X methods are "
+            "inadmissible in every track and never bundled (method interface)"
+        )
     readme = next((folder / n for n in README_NAMES if (folder / n).is_file()), None)
     if readme is None or not readme.read_text(encoding="utf-8", errors="replace").strip():
         problems.append(f"{folder}: no README describing the approach and its limits (§9.1.5)")

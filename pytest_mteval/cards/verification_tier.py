@@ -1,16 +1,19 @@
 """Who validated a result (benchmark spec §9.4), derived from the evidence at hand only.
 
 - ``self-benchmarked``: a card on its own; what every card is at least.
-- ``maintainer-verified``: another card of the SAME fingerprint (same dataset, model,
-  condition, prompt, temperature, harness version, batch size and tools), from a DIFFERENT run
-  (its own run_id and run_card_hash), reproduces the composite within ±2 % (spec §9.2.3),
-  relative to the larger of the two.
+- ``maintainer-verified``: an INDEPENDENT reproduction (spec §9.2.3, §9.4): another card of
+  the SAME fingerprint (same dataset, model, condition, prompt, temperature, harness version,
+  batch size and tools), from a DIFFERENT run (its own run_id and run_card_hash), that served
+  no entry from the translation cache (its ``cache.cache_hits`` is 0), whose signature verifies
+  with one of the maintainers' public keys, and not with the key that signed the card itself,
+  reproduces the composite within ±2 %, relative to the larger of the two. A repeat of the
+  same run by the same person, or a cached rerun, is not a reproduction.
 - ``community-validated``: a human-validation record (spec §7) names this card's
   run_card_hash and says the community accepted the output. The record sits in the sealed card
   (key ``human_validation``) or beside it in ``<card>.human-validation.json``.
 
-A hash only proves a card was not edited after sealing, not who ran it: the labels say what
-the files show, and a leaderboard operator still decides whose reproductions to accept.
+A hash only proves a card was not edited after sealing, not who ran it; the maintainer's
+signature says who did. Without maintainer keys no card is maintainer-verified.
 """
 
 from __future__ import annotations
@@ -22,7 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pytest_mteval.cards.signing import SigningError, verify_signature
 
 SELF_BENCHMARKED: Final = "self-benchmarked"
 MAINTAINER_VERIFIED: Final = "maintainer-verified"
@@ -89,7 +95,8 @@ def read_human_validation(
 
 
 def reproduces(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    """Whether ``b`` is an independent re-run of ``a`` with a composite within tolerance."""
+    """Whether ``b`` is another run of ``a``'s configuration with a composite within tolerance
+    (independence is :func:`independence_problem`'s question)."""
     if a.get("fingerprint") != b.get("fingerprint"):
         return False
     if a.get("run_id") == b.get("run_id") or a.get("run_card_hash") == b.get("run_card_hash"):
@@ -100,11 +107,43 @@ def reproduces(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     return abs(first - second) <= REPRODUCTION_TOLERANCE * max(abs(first), abs(second))
 
 
+def maintainer_signer(card: Mapping[str, Any], keys: Sequence[Ed25519PublicKey]) -> str | None:
+    """The fingerprint of the maintainer key whose signature on ``card`` verifies, if any."""
+    for key in keys:
+        try:
+            return verify_signature(dict(card), key, "card")
+        except SigningError:
+            continue
+    return None
+
+
+def independence_problem(
+    card: Mapping[str, Any], twin: Mapping[str, Any], keys: Sequence[Ed25519PublicKey]
+) -> str | None:
+    """Why ``twin`` (a reproduction of ``card``) is not an independent one, or None."""
+    run = str(twin.get("run_id"))[:8]
+    cache: Mapping[str, Any] = twin.get("cache") or {}
+    hits = cache.get("cache_hits")
+    if not isinstance(hits, int) or isinstance(hits, bool):
+        return f"run {run} does not record its cache hits"
+    if hits:
+        return f"run {run} served {hits} entries from the translation cache"
+    signer = maintainer_signer(twin, keys)
+    if signer is None:
+        return f"run {run} is not signed by a maintainer key"
+    own: Mapping[str, Any] = card.get("signature") or {}
+    if own.get("public_key_sha256") == signer:
+        return f"run {run} is signed by the submitter's own key"
+    return None
+
+
 def verification_tiers(
-    cards: Sequence[Mapping[str, Any]], validations: Sequence[HumanValidation | None]
+    cards: Sequence[Mapping[str, Any]],
+    validations: Sequence[HumanValidation | None],
+    maintainer_keys: Sequence[Ed25519PublicKey] = (),
 ) -> list[Tier]:
-    """The tier of each card (verified cards only), given the other cards and each card's
-    human-validation record (None: none usable)."""
+    """The tier of each card (verified cards only), given the other cards, each card's
+    human-validation record (None: none usable) and the maintainers' public keys."""
     tiers: list[Tier] = []
     for card, validation in zip(cards, validations, strict=True):
         if validation is not None and validation.accepted:
@@ -117,11 +156,20 @@ def verification_tiers(
             )
             continue
         twins = [other for other in cards if other is not card and reproduces(card, other)]
-        if twins:
-            runs = ", ".join(str(t.get("run_id"))[:8] for t in twins)
-            tiers.append(Tier(MAINTAINER_VERIFIED, f"reproduced within ±2% by run {runs}"))
+        problems = [independence_problem(card, t, maintainer_keys) for t in twins]
+        independent = [t for t, problem in zip(twins, problems, strict=True) if problem is None]
+        if independent:
+            runs = ", ".join(str(t.get("run_id"))[:8] for t in independent)
+            tiers.append(
+                Tier(MAINTAINER_VERIFIED, f"reproduced within ±2% by maintainer run {runs}")
+            )
             continue
-        note = "rejected by community review" if validation is not None else "no reproduction"
+        if validation is not None:
+            note = "rejected by community review"
+        elif twins:
+            note = "no independent reproduction: " + "; ".join(p for p in problems if p)
+        else:
+            note = "no reproduction"
         tiers.append(Tier(SELF_BENCHMARKED, note))
     return tiers
 

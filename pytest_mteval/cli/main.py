@@ -15,6 +15,7 @@ from pytest_mteval.cli.audit_log import add_audit_log_command
 from pytest_mteval.cli.compare import add_compare_command
 from pytest_mteval.cli.corpus_crypto import add_corpus_crypto_commands
 from pytest_mteval.cli.pages import add_leaderboard_command, add_report_command
+from pytest_mteval.cli.reproduce import add_reproduce_command
 from pytest_mteval.cli.shipped import add_shipped_commands
 from pytest_mteval.cli.signing import add_keygen_command, add_public_key_option, signature_line
 from pytest_mteval.cli.submissions import add_bundle_command, add_publish_command
@@ -83,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_keygen_command(commands)
     add_audit_command(commands)
     add_review_command(commands)
+    add_reproduce_command(commands)
     return parser
 
 

@@ -9,6 +9,8 @@ from typing import Any
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.baseline import BaselineError, read_run
+from pytest_mteval.cards.signing import load_public_key
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.reports import leaderboard
 from pytest_mteval.reports.page import is_page_path
 from pytest_mteval.scoring.gate_options import DEFAULT_ENTRY_MAX_DROP, EntryGateOptions
@@ -26,13 +28,25 @@ def write_page(text: str, out: str, default_name: str) -> Path:
 def add_leaderboard_command(commands: Any) -> None:
     parser: argparse.ArgumentParser = commands.add_parser(
         "leaderboard",
-        help="rank verified run cards per corpus version (markdown; --html for a page)",
+        help="rank verified run cards, like with like (markdown; --html for a page)",
         description="Rank run cards (files or folders of *.json) by composite, one board per "
-        "corpus version. Cards that do not verify are refused with the reason (exit 1).",
+        "track (official gold-standard runs first), corpus version, scoring profile and "
+        "composite metric set. Partial, interrupted or incomplete cards are listed apart, "
+        "never ranked; class X methods are not listed. Cards that do not verify are refused "
+        "with the reason (exit 1).",
     )
     parser.add_argument("cards", nargs="+", help="run card files or folders holding them")
     parser.add_argument("--domain", default=None, help="rank on this domain code (§2.7)")
     parser.add_argument("--html", default=None, metavar="OUT", help="HTML page path or folder/")
+    parser.add_argument(
+        "--maintainer-key",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="PUB",
+        help="a maintainer's Ed25519 public key (repeatable): only an uncached reproduction "
+        "signed by one, not by the submitter's key, makes a card maintainer-verified",
+    )
     parser.set_defaults(run=run_leaderboard)
 
 
@@ -44,10 +58,17 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         return 2
     from pytest_mteval.reports import leaderboard_page  # matplotlib: imported when used
 
-    board_set = leaderboard.build(paths, args.domain)
+    try:
+        keys = [load_public_key(path) for path in args.maintainer_key]
+    except MtevalError as exc:
+        print(f"mteval leaderboard: --maintainer-key: {exc}", file=sys.stderr)
+        return 2
+    board_set = leaderboard.build(paths, args.domain, keys)
     for line in board_set.refused:
         print(line, file=sys.stderr)
-    if not board_set.boards:
+    if not board_set.boards and not board_set.not_ranked:
+        for note in board_set.notes:
+            print(note, file=sys.stderr)
         print("mteval leaderboard: no verified card to rank", file=sys.stderr)
         return 1
     if args.html is not None:

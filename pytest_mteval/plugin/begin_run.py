@@ -17,7 +17,7 @@ import pytest
 import pytest_mteval
 from pytest_mteval.cards.baseline import BaselineError, load_baseline
 from pytest_mteval.cards.signing import SigningError, load_private_key
-from pytest_mteval.corpus import Corpus, CorpusError
+from pytest_mteval.corpus import CorpusError
 from pytest_mteval.errors import MtevalError, SettingsError, check_output_path
 from pytest_mteval.llm.pricing import PriceError, load_prices
 from pytest_mteval.methods.audit import AuditError, audit_method
@@ -42,11 +42,11 @@ from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionErro
 from pytest_mteval.plugin.method_checks import check_method, check_method_fields
 from pytest_mteval.plugin.options import read_settings
 from pytest_mteval.run.cache import TranslationCache, fingerprint_components, method_fingerprint
+from pytest_mteval.run.entry_selection import run_corpus
 from pytest_mteval.run.isolation import start_isolation
 from pytest_mteval.run.method_args import check_method_args, public_config, secret_names
 from pytest_mteval.run.redaction import secrecy_of
 from pytest_mteval.run.sandbox_policy import check_in_process
-from pytest_mteval.run.secret_corpus import open_corpus
 from pytest_mteval.run.settings import Settings
 from pytest_mteval.run.state import RunState
 
@@ -84,16 +84,9 @@ def start_run(
     if not settings.method:
         raise SettingsError("--mteval-corpus needs --mteval-method (a folder or a name)")
     _check_output_paths(settings)
-    corpus = open_corpus(
-        settings.corpus.resolve(), settings.corpus_key_file, settings.corpus_key_env
-    ).filtered(settings.segments, settings.domains, settings.difficulties)
-    corpus = only_entries(corpus, settings.entries)
+    corpus = run_corpus(settings)
     method, base = champollion_choice(settings.method, settings.method_base, corpus.dataset)
     settings = dataclasses.replace(settings, method=method, method_base=base)
-    if not corpus.entries:
-        raise SettingsError(
-            f"{corpus.path}: no entry matches the segment/domain/difficulty filters"
-        )
     existed = settings.run_card is not None and settings.run_card.exists()
     registered = _registered(contributions.methods())
     # before the method's code is imported (and could rewrite itself)
@@ -233,19 +226,6 @@ def _selection(settings: Settings) -> MetricSelection:
         return MetricSelection.parse(settings.metrics, settings.skip_metrics)
     except MetricSelectionError as exc:
         raise SettingsError(str(exc)) from None
-
-
-def only_entries(corpus: Corpus, ids: tuple[str, ...]) -> Corpus:
-    """``--mteval-entry ID``: exactly these entries (``-k entry-42`` also matches entry-420)."""
-    if not ids:
-        return corpus
-    known = {entry.key for entry in corpus.entries}
-    unknown = [i for i in ids if i not in known]
-    if unknown:
-        raise SettingsError(f"--mteval-entry: no entry with id {unknown[0]!r} in {corpus.path}")
-    wanted = set(ids)
-    kept = tuple(entry for entry in corpus.entries if entry.key in wanted)
-    return dataclasses.replace(corpus, entries=kept)
 
 
 def _runs_here(config: pytest.Config, settings: Settings) -> bool:

@@ -59,6 +59,7 @@ FLAG_OPTIONS: tuple[tuple[str, str], ...] = (
     ("no-cache", "do not read or write the translation cache (.mteval/cache)"),
     ("dry-run", "collect and estimate tokens and cost without calling the method"),
     ("allow-over-budget", "run a sweep whose estimated cost exceeds its budget"),
+    ("activate-held-out", "collect held_out entries (reserved, never used unless activated)"),
     ("scores-only", "card and terminal carry ids, scores and flags, never corpus or output text"),
 )
 

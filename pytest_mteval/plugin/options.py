@@ -73,6 +73,7 @@ def read_settings(config: pytest.Config) -> Settings:
         method_card=path("method-card"),
         method_args=_key_values(values("method-arg")),
         segments=tuple(values("segment")),
+        activate_held_out=flag("activate-held-out"),
         domains=tuple(values("domain")),
         difficulties=tuple(_number(int, "difficulty", v, 1, 5) for v in values("difficulty")),
         batch_size=_number(int, "batch-size", value("batch-size") or "25", 1, None),

@@ -1,8 +1,11 @@
-"""The leaderboard (benchmark spec §9.7): verified cards, one board per corpus version, ranked
-by composite, with the ranks a card could hold given the confidence intervals.
+"""The leaderboard (benchmark spec §9.7): verified cards, ranked by composite on boards of like
+cards (``board_rules.py``: track, corpus version, profile, composite metrics), with the ranks
+a card could hold given the confidence intervals.
 
-Cards made on different corpora or versions (dataset id, version and sha256) are never ranked
-together. A card that does not verify (schema, fingerprint, hash) is refused with the reason.
+Official (gold-standard, complete, sandboxed) boards come first. Partial, interrupted or
+incomplete cards are listed apart with the reason, never ranked; class X cards are left out
+(counted in a note). A card that does not verify (schema, fingerprint, hash) is refused with
+the reason.
 """
 
 from __future__ import annotations
@@ -12,13 +15,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 from pytest_mteval.cards import runcard
-from pytest_mteval.cards.verification_tier import (
-    SIDECAR_SUFFIX,
-    read_human_validation,
-    verification_tiers,
+from pytest_mteval.cards.verification_tier import SIDECAR_SUFFIX, verification_tiers
+from pytest_mteval.reports.board_rules import (
+    OFFICIAL,
+    BoardKey,
+    board_key,
+    board_order,
+    unlisted,
+    why_not_ranked,
 )
 from pytest_mteval.reports.domain_slice import domain_slice
+from pytest_mteval.reports.validation_records import extended_parents, human_validation
 from pytest_mteval.scoring import composite as scoring
 
 PROXY_NOTE = (
@@ -54,6 +64,9 @@ class Row:
     verification_reason: str
     date: str
     entries: int
+    corpus: str = ""
+    #: Why the card is listed apart, not ranked (``board_rules.why_not_ranked``).
+    not_ranked: str = ""
     rank_low: int = 0
     rank_high: int = 0
 
@@ -65,20 +78,37 @@ class Row:
 
 @dataclass
 class Board:
-    """The ranked cards of one corpus version."""
+    """The ranked cards of one track, corpus version, scoring profile and metric set."""
 
-    dataset_id: str
-    version: str
-    sha256: str
+    key: BoardKey
     language_pair: str
     domain: str | None
     rows: list[Row] = field(default_factory=list)
 
+    @property
+    def dataset_id(self) -> str:
+        return self.key.dataset_id
+
+    @property
+    def version(self) -> str:
+        return self.key.version
+
+    @property
+    def sha256(self) -> str:
+        return self.key.sha256
+
+    @property
+    def official(self) -> bool:
+        return self.key.track == OFFICIAL
+
     def title(self) -> str:
         where = f", domain {self.domain}" if self.domain else ""
+        track = "Official (gold standard)" if self.official else "Development"
+        metrics = ", ".join(self.key.metrics) or "none"
         return (
-            f"{self.dataset_id} v{self.version} ({self.language_pair}){where}, "
-            f"dataset sha256 {self.sha256[:12]}"
+            f"{track}: {self.dataset_id} v{self.version} ({self.language_pair}){where}, "
+            f"dataset sha256 {self.sha256[:12]}, profile {self.key.profile}, "
+            f"composite over {metrics}"
         )
 
 
@@ -87,6 +117,8 @@ class Leaderboard:
     boards: list[Board]
     refused: list[str]
     notes: list[str]
+    #: Verified cards listed apart, never ranked (partial, interrupted, incomplete).
+    not_ranked: list[Row] = field(default_factory=list)
 
 
 def card_paths(arguments: Iterable[str]) -> list[Path]:
@@ -103,8 +135,13 @@ def card_paths(arguments: Iterable[str]) -> list[Path]:
     return out
 
 
-def build(paths: Sequence[Path], domain: str | None = None) -> Leaderboard:
-    """Verify, group and rank the cards at ``paths``; ``domain`` ranks on one domain."""
+def build(
+    paths: Sequence[Path],
+    domain: str | None = None,
+    maintainer_keys: Sequence[Ed25519PublicKey] = (),
+) -> Leaderboard:
+    """Verify, group and rank the cards at ``paths``; ``domain`` ranks on one domain; a
+    reproduction counts only signed by one of ``maintainer_keys`` (spec §9.4)."""
     cards: list[tuple[Path, dict[str, Any]]] = []
     refused: list[str] = []
     notes: list[str] = []
@@ -116,29 +153,47 @@ def build(paths: Sequence[Path], domain: str | None = None) -> Leaderboard:
             refused.append(f"REFUSED {exc}")
             continue
         cards.append((path, card))
+    parents = extended_parents([card for _, card in cards])
+    for path, card in cards:
+        if card["run_card_hash"] in parents:
+            notes.append(f"{path}: left out, a card on the board extends it with its review")
+    cards = [(path, card) for path, card in cards if card["run_card_hash"] not in parents]
     validations = []
     for path, card in cards:
-        record, problem = read_human_validation(card, path)
+        record, problem = human_validation(card, path)
         validations.append(record)
         if problem:
             notes.append(f"human validation ignored: {problem}")
-    tiers = verification_tiers([c for _, c in cards], validations)
-    boards: dict[tuple[str, str, str], Board] = {}
-    for (path, card), tier in zip(cards, tiers, strict=True):
-        dataset = card["dataset"]
-        key = (str(dataset["id"]), str(dataset["version"]), str(dataset["sha256"]))
+    closed = [c for c in cards if unlisted(c[1])]
+    if closed:
+        notes.append(
+            f"{len(closed)} card(s) of class X methods left out: class X methods are not "
+            "listed (method interface; X is inadmissible in every track)"
+        )
+    kept = [(pc, v) for pc, v in zip(cards, validations, strict=True) if not unlisted(pc[1])]
+    if not maintainer_keys:
+        notes.append("no maintainer key given (--maintainer-key): no card is maintainer-verified")
+    tiers = verification_tiers([c for (_, c), _ in kept], [v for _, v in kept], maintainer_keys)
+    boards: dict[BoardKey, Board] = {}
+    apart: list[Row] = []
+    for ((path, card), _), tier in zip(kept, tiers, strict=True):
         row = _row(path, card, tier.name, tier.reason, domain)
         if row is None:
             notes.append(f"{path}: no entry of domain {domain!r}, left out")
             continue
-        board = boards.setdefault(
-            key, Board(key[0], key[1], key[2], str(dataset["language_pair"]), domain)
-        )
+        reason = why_not_ranked(card)
+        if reason is not None:
+            row.not_ranked = reason
+            apart.append(row)
+            continue
+        key = board_key(card)
+        language_pair = str(card["dataset"]["language_pair"])
+        board = boards.setdefault(key, Board(key, language_pair, domain))
         board.rows.append(row)
     for board in boards.values():
         rank(board.rows)
-    ordered = sorted(boards.values(), key=lambda b: (b.dataset_id, b.version, b.sha256))
-    return Leaderboard(ordered, refused, notes)
+    ordered = sorted(boards.values(), key=lambda b: board_order(b.key))
+    return Leaderboard(ordered, refused, notes, apart)
 
 
 def rank(rows: list[Row]) -> None:
@@ -208,4 +263,5 @@ def _row(
         verification_reason=reason,
         date=str(card["timestamp"])[:10],
         entries=int(card["dataset"]["entry_count"]),
+        corpus=f"{card['dataset']['id']} v{card['dataset']['version']}",
     )

@@ -90,9 +90,29 @@ def markdown(board_set: Leaderboard) -> str:
             cells[1] += f" `{mark}`" if mark else ""
             lines.append(_md_row(cells))
         lines += ["", _tie_note(board), ""]
+    lines += _md_not_ranked(board_set.not_ranked)
     lines += [f"- {md_text(note)}" for note in board_set.notes]
     lines += [f"- {md_text(line)}" for line in board_set.refused]
     return "\n".join(lines).rstrip() + "\n"
+
+
+#: The columns of the cards listed apart.
+APART_COLUMNS: Final = ("Method", "Model", "Corpus", "Entries", "Composite", "Why not ranked")
+
+
+def _apart_cells(row: Row) -> list[str]:
+    return [row.method, row.model, row.corpus, str(row.entries), number(row.composite, 3)]
+
+
+def _md_not_ranked(rows: list[Row]) -> list[str]:
+    """Partial, interrupted or incomplete cards: listed with their reason, never ranked."""
+    if not rows:
+        return []
+    lines = ["## Not ranked: partial, interrupted or incomplete runs", ""]
+    lines += [_md_row(list(APART_COLUMNS)), "|" + "|".join("---" for _ in APART_COLUMNS) + "|"]
+    for row in rows:
+        lines.append(_md_row([md_text(c) for c in [*_apart_cells(row), row.not_ranked]]))
+    return [*lines, ""]
 
 
 def _md_row(cells: list[str]) -> str:
@@ -114,6 +134,8 @@ def html(board_set: Leaderboard) -> str:
         proxy_note=PROXY_NOTE,
         refused=board_set.refused,
         notes=board_set.notes,
+        apart_columns=APART_COLUMNS,
+        apart=[[*_apart_cells(r), r.not_ranked] for r in board_set.not_ranked],
         columns=COLUMNS,
         boards=[
             {

@@ -24,6 +24,8 @@ class Settings:
     method_card: Path | None = None
     method_args: dict[str, str] = field(default_factory=dict)
     segments: tuple[str, ...] = ()
+    #: ``--mteval-activate-held-out``: collect the reserved held-out entries (spec §2.3).
+    activate_held_out: bool = False
     domains: tuple[str, ...] = ()
     difficulties: tuple[int, ...] = ()
     batch_size: int = 25

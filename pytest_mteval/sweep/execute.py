@@ -49,6 +49,8 @@ class Outcome:
             "pytest_args": combo.pytest_args(),
             "fingerprint": self.estimate.get("fingerprint"),
             "estimated_cost_usd": self.estimate.get("estimated_cost_usd"),
+            "configuration": combo.configuration or combo.label,
+            "repeat": combo.repeat,
             "status": self.status,
             "exit_code": self.exit_code,
             "card": self.card,

@@ -38,6 +38,8 @@ class MatrixRow:
     values: dict[str, Any]
     card: dict[str, Any]
     path: Path
+    #: The label shared by the repeats of one configuration (a sweep's ``repeats = N``).
+    configuration: str = ""
 
     @property
     def scores(self) -> dict[str, Any]:
@@ -69,13 +71,19 @@ def _rows_of_sweep(folder: Path) -> list[MatrixRow]:
         return [_row(p, p.stem, _values_of(_card(p))) for p in sorted(folder.rglob("*.json"))]
     index = read_json(index_path, "a sweep index", MatrixError)
     try:
-        runs = [(str(r["label"]), dict(r["values"]), r.get("card")) for r in index["runs"]]
+        runs = [
+            (str(r["label"]), dict(r["values"]), r.get("card"), str(r.get("configuration") or ""))
+            for r in index["runs"]
+        ]
     except (KeyError, TypeError, ValueError) as exc:
         raise MatrixError(
             f"{index_path}: not a sweep index ({type(exc).__name__}: {exc})"
         ) from None
     return [
-        _row(_card_path(folder, str(card)), label, values) for label, values, card in runs if card
+        MatrixRow(label, values, _card(path), path, configuration or label)
+        for label, values, card, configuration in runs
+        if card
+        for path in [_card_path(folder, str(card))]
     ]
 
 
@@ -127,6 +135,47 @@ def axis_means(rows: Sequence[MatrixRow]) -> dict[str, dict[str, float]]:
         if len(groups) > 1:
             out[axis] = {value: statistics.fmean(found) for value, found in sorted(groups.items())}
     return out
+
+
+def repeat_lines(rows: Sequence[MatrixRow]) -> list[str]:
+    """Each repeated configuration's mean and spread of composite and chrF++ (spec §1.3:
+    within ±2% when the spread is at most 2% of the largest composite)."""
+    groups: dict[str, list[MatrixRow]] = {}
+    for row in rows:
+        groups.setdefault(row.configuration or row.label, []).append(row)
+    repeated = {k: g for k, g in groups.items() if len(g) > 1}
+    if not repeated:
+        return []
+    head = "| configuration | runs | composite mean | spread | stdev | chrF++ mean | spread | ±2% |"
+    lines = ["", "Repeats of each configuration (cache off; spec §1.3):", "", head]
+    lines.append("|" + "---|" * 8)
+    for label, group in sorted(repeated.items()):
+        composite = _scores(group, "composite")
+        chrf = _scores(group, "chrf_plus_plus")
+        largest = max((abs(v) for v in composite), default=0.0)
+        within = bool(composite) and max(composite) - min(composite) <= 0.02 * largest
+        lines.append(
+            f"| {md_text(label)} | {len(group)} | {_mean(composite)} | {_spread(composite)} | "
+            f"{_stdev(composite)} | {_mean(chrf, 2)} | {_spread(chrf, 2)} | "
+            f"{'yes' if within else 'no'} |"
+        )
+    return lines
+
+
+def _scores(rows: Sequence[MatrixRow], name: str) -> list[float]:
+    return [float(r.scores[name]) for r in rows if r.scores.get(name) is not None]
+
+
+def _mean(values: Sequence[float], digits: int = 4) -> str:
+    return "-" if not values else f"{statistics.fmean(values):.{digits}f}"
+
+
+def _spread(values: Sequence[float], digits: int = 4) -> str:
+    return "-" if not values else f"{max(values) - min(values):.{digits}f}"
+
+
+def _stdev(values: Sequence[float]) -> str:
+    return "-" if len(values) < 2 else f"{statistics.stdev(values):.4f}"
 
 
 def failed_everywhere(rows: Sequence[MatrixRow], floor: float = DEFAULT_FLOOR) -> list[str]:
@@ -199,6 +248,7 @@ def matrix_markdown(
         for axis, by_value in means.items():
             shown = ", ".join(f"{md_text(value)} {mean:.4f}" for value, mean in by_value.items())
             lines.append(f"- {axis}: {shown}")
+    lines += repeat_lines(rows)
     if method:
         lines += ["", *method_vs_best_baseline(rows, method)]
     hard = failed_everywhere(rows, floor)

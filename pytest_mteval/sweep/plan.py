@@ -10,6 +10,7 @@ declared exclusions, is one ordinary run with its own card::
     budget_usd = 5.0                                  # refuse a larger estimate
     concurrency = 64                                  # requests in flight, whole sweep
     output = ".mteval/sweeps/naive"                   # default .mteval/sweeps/<file stem>
+    repeats = 3                                       # each combination 3 times, cache off
 
     [axes]
     model = ["google/gemini-2.5-flash", "openai/gpt-4.1-mini"]
@@ -27,12 +28,16 @@ Axes ``model``, ``temperature``, ``condition`` and ``batch_size`` are harness op
 other axis (``prompt_version``, ``coaching``, ``tools``, ...) reaches the method as a method
 arg of that name, which the method must declare and interpret.
 
-Each run is labelled by the values of the axes that vary, every part a slug of any name
-(:func:`label_part`: ``flores head (v2).json`` is ``flores-head-v2``), unique in the sweep.
+With ``repeats = N`` (default 1) every combination runs N times, each repeat labelled
+``<label>_r<i>`` and run with the translation cache off, so that the matrix shows each
+configuration's mean and spread (spec §1.3). Each run is labelled by the values of the axes
+that vary, every part a slug of any name (:func:`label_part`: ``flores head (v2).json`` is
+``flores-head-v2``), unique in the sweep.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import re
@@ -70,6 +75,7 @@ class _Sweep(BaseModel):
     runs_at_once: int | None = Field(default=None, ge=1, le=256)
     output: str | None = None
     name: str | None = None
+    repeats: int = Field(default=1, ge=1, le=100)
 
     @field_validator("corpus", "method", mode="before")
     @classmethod
@@ -107,6 +113,10 @@ class Combination:
     method: str
     values: dict[str, Scalar]
     method_args: dict[str, Scalar] = field(default_factory=dict)
+    #: 1..N when the sweep repeats each combination (0: not repeated), and the label the
+    #: repeats of one configuration share.
+    repeat: int = 0
+    configuration: str = ""
 
     def pytest_args(self) -> list[str]:
         """The options of this run, in the order a person would type them."""
@@ -117,6 +127,8 @@ class Combination:
         fixed = dict(self.method_args)
         fixed.update((a, v) for a, v in self.values.items() if a not in HARNESS_AXES)
         args += [f"--mteval-method-arg={key}={_text(value)}" for key, value in fixed.items()]
+        if self.repeat:
+            args.append("--mteval-no-cache")  # a repeat served from the cache measures nothing
         return args
 
 
@@ -181,7 +193,7 @@ def load_plan(path: Path, base: Path) -> SweepPlan:
     return SweepPlan(
         path=path,
         output=(base / output) if not Path(output).is_absolute() else Path(output),
-        combinations=_labelled(combinations, axes),
+        combinations=_repeated(_labelled(combinations, axes), parsed.sweep.repeats),
         budget_usd=parsed.sweep.budget_usd,
         concurrency=parsed.sweep.concurrency,
         runs_at_once=parsed.sweep.runs_at_once,
@@ -232,6 +244,17 @@ def _labelled(combinations: list[Combination], axes: dict[str, list[Scalar]]) ->
         seen.add(label)
         out.append(Combination(label, combo.corpus, combo.method, combo.values, combo.method_args))
     return out
+
+
+def _repeated(combinations: list[Combination], repeats: int) -> list[Combination]:
+    """Each combination ``repeats`` times (``<label>_r1``...), or as it is for 1."""
+    if repeats == 1:
+        return combinations
+    return [
+        dataclasses.replace(c, label=f"{c.label}_r{i}", repeat=i, configuration=c.label)
+        for c in combinations
+        for i in range(1, repeats + 1)
+    ]
 
 
 def label_part(text: str) -> str:

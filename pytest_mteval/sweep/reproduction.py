@@ -1,0 +1,188 @@
+"""Re-run a card's configuration and measure how far the repeats land from it (spec §1.3:
+"anyone with the same method, corpus and configuration must reach scores within ±2%,
+allowing for LLM sampling at temperature > 0"; §9.2.3).
+
+Each repeat is an ordinary pytest session with the card's corpus, method, model, temperature,
+condition, batch size, method args and filters, and the translation cache OFF, so every entry
+is translated again. The report gives, for each headline score, the card's value, every
+repeat's, their mean and spread, and the largest relative gap to the card; the ±2 % holds when
+every repeat's composite is within 2 % of the card's (relative to the larger, as the
+verification tier counts it) and the repeats ran the card's configuration (same fingerprint).
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from pytest_mteval.cards import runcard
+from pytest_mteval.cards.verification_tier import REPRODUCTION_TOLERANCE
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.run.method_args import REDACTED
+
+#: The scores a reproduction is judged on, when the card has them.
+HEADLINE: Final = (
+    "composite",
+    "chrf_plus_plus",
+    "bleu",
+    "exact_match_rate",
+    "fst_acceptance_rate",
+    "semantic_score",
+)
+
+
+class ReproductionError(MtevalError):
+    """A card whose configuration cannot be re-run; the message names the card and field."""
+
+
+@dataclass
+class Spread:
+    """One headline score: the card's value against the repeats'."""
+
+    name: str
+    card: float
+    repeats: list[float]
+
+    @property
+    def mean(self) -> float:
+        return statistics.fmean(self.repeats)
+
+    @property
+    def spread(self) -> float:
+        return max(self.repeats) - min(self.repeats)
+
+    @property
+    def stdev(self) -> float:
+        return statistics.stdev(self.repeats) if len(self.repeats) > 1 else 0.0
+
+    @property
+    def worst_gap(self) -> float:
+        """The largest gap of a repeat to the card, relative to the larger of the two."""
+        return max(_relative(self.card, value) for value in self.repeats)
+
+
+@dataclass
+class Reproduction:
+    card: Path
+    repeats: list[Path]
+    spreads: list[Spread] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def holds(self) -> bool:
+        composite = next((s for s in self.spreads if s.name == "composite"), None)
+        return (
+            not self.problems
+            and composite is not None
+            and composite.worst_gap <= REPRODUCTION_TOLERANCE
+        )
+
+
+def reproduction_args(card: Mapping[str, Any], where: str, corpus: Path | None) -> list[str]:
+    """The pytest options that re-run ``card``'s configuration, cache off."""
+    method: Mapping[str, Any] = card.get("method") or {}
+    config: Mapping[str, Any] = method.get("run_config") or {}
+    dataset: Mapping[str, Any] = card["dataset"]
+    corpus_path = corpus or (Path(str(dataset["path"])) if dataset.get("path") else None)
+    if corpus_path is None or not corpus_path.is_file():
+        raise ReproductionError(
+            f"{where}: field 'dataset.path': corpus {corpus_path} not found (pass --corpus)"
+        )
+    name = config.get("method_dir") or method.get("name")
+    if not name:
+        raise ReproductionError(f"{where}: field 'method.run_config.method_dir': not recorded")
+    args = [f"--mteval-corpus={corpus_path}", f"--mteval-method={name}"]
+    if config.get("model") is not None:
+        args.append(f"--mteval-model={config['model']}")
+    args += [
+        f"--mteval-temperature={card['temperature']}",
+        f"--mteval-condition={card['condition']}",
+        f"--mteval-batch-size={card.get('batch_size') or config.get('batch_size') or 25}",
+    ]
+    for key, value in (config.get("method_args") or {}).items():
+        if key in ("prices", "request_timeout_s"):
+            continue  # harness options folded into the args: given again as options, if at all
+        if value == REDACTED:
+            raise ReproductionError(
+                f"{where}: field 'method.run_config.method_args.{key}': a secret the card "
+                "does not keep; re-run by hand with it"
+            )
+        args.append(f"--mteval-method-arg={key}={value}")
+    filters: Mapping[str, Any] = dataset.get("filters") or {}
+    for option in ("segment", "domain", "difficulty"):
+        args += [f"--mteval-{option}={value}" for value in filters.get(option) or ()]
+    if ((dataset.get("segments") or {}).get("held_out_activated")) is True:
+        args.append("--mteval-activate-held-out")
+    return [*args, "--mteval-no-cache", "-p", "no:cacheprovider", "-q"]
+
+
+def reproduce(
+    card_path: Path,
+    repeats: int,
+    output: Path,
+    extra: Sequence[str] = (),
+    corpus: Path | None = None,
+    say: Callable[[str], None] = print,
+) -> Reproduction:
+    """Run the card's configuration ``repeats`` times and compare each run with the card."""
+    card = runcard.load(card_path)
+    runcard.verify(card, card_path)
+    base = reproduction_args(card, str(card_path), corpus)
+    output.mkdir(parents=True, exist_ok=True)
+    result = Reproduction(card_path, [])
+    cards: list[dict[str, Any]] = []
+    for number in range(1, repeats + 1):
+        target = output / f"repeat-{number}.json"
+        target.unlink(missing_ok=True)
+        command = [sys.executable, "-m", "pytest", *base, f"--mteval-run-card={target}", *extra]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        (output / f"repeat-{number}.log").write_text(done.stdout + done.stderr, encoding="utf-8")
+        if not target.is_file():
+            tail = " | ".join((done.stdout + done.stderr).strip().splitlines()[-3:])
+            raise ReproductionError(
+                f"repeat {number} wrote no card (exit {done.returncode}): {tail}"
+            )
+        say(f"  repeat {number}/{repeats}: {target}")
+        cards.append(runcard.load(target))
+        result.repeats.append(target)
+    result.problems = [
+        f"repeat {i}: fingerprint differs from the card's (another configuration)"
+        for i, other in enumerate(cards, 1)
+        if other.get("fingerprint") != card.get("fingerprint")
+    ]
+    for name in HEADLINE:
+        own = card["scores"].get(name)
+        values = [other["scores"].get(name) for other in cards]
+        if _number(own) and all(_number(v) for v in values):
+            result.spreads.append(Spread(name, float(own), [float(v) for v in values]))
+    return result
+
+
+def report_lines(result: Reproduction) -> list[str]:
+    lines = [f"{'score':<22} {'card':>9} {'mean':>9} {'spread':>9} {'stdev':>9} {'worst gap':>9}"]
+    for s in result.spreads:
+        lines.append(
+            f"{s.name:<22} {s.card:>9.4f} {s.mean:>9.4f} {s.spread:>9.4f} {s.stdev:>9.4f} "
+            f"{s.worst_gap:>8.2%}"
+        )
+    lines += [f"PROBLEM {p}" for p in result.problems]
+    verdict = "holds" if result.holds else "does NOT hold"
+    lines.append(
+        f"±{REPRODUCTION_TOLERANCE:.0%} (spec §1.3) {verdict} for the composite over "
+        f"{len(result.repeats)} uncached repeat(s)"
+    )
+    return lines
+
+
+def _relative(a: float, b: float) -> float:
+    larger = max(abs(a), abs(b))
+    return 0.0 if larger == 0 else abs(a - b) / larger
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
