@@ -1,0 +1,43 @@
+"""A new user's first week (issue 27), each step run as the user runs it: a subprocess in a
+scratch repository outside the checkout (tests/scratch_repo.py). docs/first-hour.md walks the
+same steps; each test here names the step it keeps true."""
+
+from __future__ import annotations
+
+import pytest
+from scratch_repo import BOOM_PY, Scratch, method_json
+
+SNA = "--mteval-corpus=shipped:eng-sna-tatoeba-dev"  # 47 entries: batches of 25 and 22
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Scratch:
+    repo = Scratch(tmp_path_factory.mktemp("first-week"))
+    repo.write("boom/method.json", method_json("boom", "boom:Boom"))
+    repo.write("boom/boom.py", BOOM_PY)
+    return repo
+
+
+def test_step_2_a_crashing_method_shows_its_traceback_once_per_batch(scratch: Scratch) -> None:
+    done = scratch.run(f"pytest {SNA} --mteval-method=boom")
+    out = done.stdout
+    assert done.returncode == pytest.ExitCode.TESTS_FAILED, out[-2000:] + done.stderr[-2000:]
+    assert out.count("Traceback (most recent call last):") == 2  # one per batch
+    assert 'boom/boom.py", line 7, in load_model' in out
+    assert "ValueError: model file missing: model.bin" in out
+    assert "pytest_mteval" not in out.split("FAILURES", 1)[1].split("short test summary")[0]
+    assert out.count("the same error as entry") == 47 - 2
+    assert "all 25 entries of batch 0 failed with it" in out
+
+
+@pytest.mark.parametrize("runner", ["process", "inprocess"])
+def test_step_2_tb_short_and_no_in_both_runners(scratch: Scratch, runner: str) -> None:
+    short = scratch.run(f"pytest {SNA} --mteval-method=boom --tb=short --mteval-runner={runner}")
+    assert "Traceback (most recent call last)" not in short.stdout
+    assert short.stdout.count('boom/boom.py", line 7, in load_model') == 2
+    assert "line 3, in translate" not in short.stdout  # short: the innermost frame only
+    long = scratch.run(f"pytest {SNA} --mteval-method=boom --tb=long --mteval-runner={runner}")
+    assert long.stdout.count('boom/boom.py", line 3, in translate') == 2
+    assert "/pytest_mteval/" not in long.stdout.split("FAILURES", 1)[1].split("=====")[0]
+    quiet = scratch.run(f"pytest {SNA} --mteval-method=boom --tb=no --mteval-runner={runner}")
+    assert "boom.py" not in quiet.stdout
