@@ -41,3 +41,33 @@ def test_step_2_tb_short_and_no_in_both_runners(scratch: Scratch, runner: str) -
     assert "/pytest_mteval/" not in long.stdout.split("FAILURES", 1)[1].split("=====")[0]
     quiet = scratch.run(f"pytest {SNA} --mteval-method=boom --tb=no --mteval-runner={runner}")
     assert "boom.py" not in quiet.stdout
+
+
+GATE_INI = """[tool.pytest.ini_options]
+mteval_baseline = ".mteval/baseline.json"
+mteval_fail_under = "0.10"
+"""
+
+
+def test_step_5_an_ad_hoc_run_in_a_gated_repository(scratch: Scratch) -> None:
+    gated = scratch.root / "gated"
+    scratch.write("gated/pyproject.toml", GATE_INI)
+    first = scratch.run(f"pytest {SNA} --mteval-method=identity --mteval-update-baseline", gated)
+    assert first.returncode == 0, first.stdout[-2000:]
+    assert (gated / ".mteval" / "baseline.json").is_file()
+    other = "--mteval-corpus=shipped:eng-sme-tatoeba-dev --mteval-method=identity"
+    refused = scratch.run(f"pytest {other}", gated)
+    assert refused.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "was not made on this dataset" in refused.stderr
+    assert "or --mteval-baseline=none for a run without the configured gate" in refused.stderr
+    for value in ("none", "None", ""):
+        adhoc = scratch.run(f"pytest {other} --mteval-baseline={value}", gated)
+        assert adhoc.returncode == 0, adhoc.stdout[-2000:] + adhoc.stderr[-2000:]
+        assert "gate             off (--mteval-baseline=none" in adhoc.stdout
+        assert "mteval gate" not in adhoc.stdout  # no gate item, no gate section
+    # a gate given on the command line still applies
+    floor = scratch.run(f"pytest {other} --mteval-baseline=none --mteval-fail-under=0.99", gated)
+    assert floor.returncode == pytest.ExitCode.TESTS_FAILED
+    assert "gate      FAILED" in floor.stdout
+    wrong = scratch.run(f"pytest {other} --mteval-baseline=none --mteval-update-baseline", gated)
+    assert "--mteval-update-baseline needs a baseline path, not 'none'" in wrong.stderr
