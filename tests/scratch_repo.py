@@ -22,6 +22,19 @@ def load_model(config):
     raise ValueError("model file missing: model.bin")
 """
 
+IDENTITY_PY = """class MyMethod:
+    async def translate(self, entries, config):
+        return [{"id": e["id"], "predicted": e["source"], "error": None} for e in entries]
+"""
+
+
+def shipped_entries(name: str) -> list[dict[str, Any]]:
+    """The entries of a corpus shipped with the package (human translations)."""
+    from pytest_mteval.shipped_corpora import shipped_corpus
+
+    data = json.loads(shipped_corpus(name).read_text(encoding="utf-8"))
+    return list(data["entries"])
+
 
 def method_json(method_id: str, entry_point: str) -> dict[str, Any]:
     """The complete minimal method.json that docs/first-hour.md shows."""

@@ -5,7 +5,7 @@ same steps; each test here names the step it keeps true."""
 from __future__ import annotations
 
 import pytest
-from scratch_repo import BOOM_PY, Scratch, method_json
+from scratch_repo import BOOM_PY, IDENTITY_PY, Scratch, method_json, shipped_entries
 
 SNA = "--mteval-corpus=shipped:eng-sna-tatoeba-dev"  # 47 entries: batches of 25 and 22
 
@@ -71,3 +71,40 @@ def test_step_5_an_ad_hoc_run_in_a_gated_repository(scratch: Scratch) -> None:
     assert "gate      FAILED" in floor.stdout
     wrong = scratch.run(f"pytest {other} --mteval-baseline=none --mteval-update-baseline", gated)
     assert "--mteval-update-baseline needs a baseline path, not 'none'" in wrong.stderr
+
+
+def test_step_6_method_json_lists_every_problem_at_once(scratch: Scratch) -> None:
+    scratch.write("half/method.json", {"name": "half", "supported_pairs": []})
+    scratch.write("half/half.py", "class Half:\n    pass\n")
+    done = scratch.run(f"pytest {SNA} --mteval-method=half")
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR
+    (error,) = [line for line in done.stderr.splitlines() if line.startswith("ERROR")]
+    assert "half/method.json: 6 problems: " in error
+    for field in ("method_id", "class", "entry_point", "dependency_class", "dependencies"):
+        assert f"field {field!r}: required field is missing" in error
+    assert "field 'supported_pairs': List should have at least 1 item" in error
+    # the complete minimal method.json the message shows works as written
+    shown = error.split("A complete minimal method.json: ", 1)[1]
+    scratch.write("minimal/method.json", shown.replace("my_method:MyMethod", "minimal:MyMethod"))
+    scratch.write("minimal/minimal.py", IDENTITY_PY)
+    works = scratch.run(f"pytest {SNA} --mteval-method=minimal")
+    assert works.returncode == 0, works.stdout[-2000:] + works.stderr[-2000:]
+    assert "47 passed" in works.stdout
+
+
+def test_step_6_corpus_import_lists_every_missing_field_at_once(scratch: Scratch) -> None:
+    entries = shipped_entries("eng-sna-tatoeba-dev")[:10]  # Tatoeba's human translations
+    rows = ["source,reference"] + [f'"{e["source"]}","{e["reference"]}"' for e in entries]
+    scratch.write("sheet.csv", "\n".join(rows) + "\n")
+    refused = scratch.run("mteval corpus import sheet.csv -o mine.json")
+    assert refused.returncode == 2
+    assert (
+        "the envelope needs 'id', 'source_language', 'target_language', 'license'" in refused.stdout
+    )
+    done = scratch.run(
+        "mteval corpus import sheet.csv -o mine.json --id eng-sna-mine --source-language en "
+        "--target-language sn --license CC-BY-2.0-FR"
+    )
+    assert done.returncode == 0, done.stderr
+    run = scratch.run("pytest --mteval-corpus=mine.json --mteval-method=identity")
+    assert "10 passed" in run.stdout

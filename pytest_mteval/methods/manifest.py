@@ -139,6 +139,14 @@ class MethodCard(BaseModel):
     supported_pairs: list[str] = Field(default_factory=list)
 
 
+#: What the "all problems at once" message shows, and docs/first-hour.md too.
+MINIMAL_MANIFEST = (
+    '{"name": "My method", "method_id": "my-method", "class": "custom-plugin", '
+    '"entry_point": "my_method:MyMethod", "supported_pairs": ["*"], "dependency_class": "S", '
+    '"dependencies": []}'
+)
+
+
 def load_manifest(path: Path) -> MethodManifest:
     return _validated(MethodManifest, path)
 
@@ -151,17 +159,32 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def _validated(model: type[M], path: Path) -> M:
+    """The file as ``model``, or one ManifestError that lists every missing or wrong field (a
+    user fixes them all in one go, not one per attempt)."""
     raw = _read_json(path)
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        message = err["msg"].removeprefix("Value error, ")
-        field = f"field {where!r}: " if where else ""
-        if err["type"] == "missing":
-            message = "required field is missing"
-        raise ManifestError(f"{path}: {field}{message}") from None
+        problems = [_problem(err) for err in exc.errors()]
+        if len(problems) == 1:
+            raise ManifestError(f"{path}: {problems[0]}") from None
+        hint = (
+            f". A complete minimal method.json: {MINIMAL_MANIFEST}"
+            if model is MethodManifest
+            else ""
+        )
+        raise ManifestError(
+            f"{path}: {len(problems)} problems: {'; '.join(problems)}{hint}"
+        ) from None
+
+
+def _problem(err: Any) -> str:
+    where = ".".join(str(p) for p in err["loc"])
+    message = str(err["msg"]).removeprefix("Value error, ")
+    field = f"field {where!r}: " if where else ""
+    if err["type"] == "missing":
+        message = "required field is missing"
+    return f"{field}{message}"
 
 
 def _read_json(path: Path) -> Any:
