@@ -5,6 +5,7 @@ same steps; each test here names the step it keeps true."""
 from __future__ import annotations
 
 import pytest
+from conftest import REPO, envelope
 from scratch_repo import BOOM_PY, IDENTITY_PY, Scratch, method_json, shipped_entries
 
 SNA = "--mteval-corpus=shipped:eng-sna-tatoeba-dev"  # 47 entries: batches of 25 and 22
@@ -108,3 +109,59 @@ def test_step_6_corpus_import_lists_every_missing_field_at_once(scratch: Scratch
     assert done.returncode == 0, done.stderr
     run = scratch.run("pytest --mteval-corpus=mine.json --mteval-method=identity")
     assert "10 passed" in run.stdout
+
+
+SWEEP_INI = """[tool.pytest.ini_options]
+mteval_baseline = ".mteval/baseline.json"
+mteval_fail_under = "0.99"
+# the shipped crk corpus's resources under an editable install need main's 53cb6b9 in the
+# sandbox; this step is about the sweep, not the sandbox
+mteval_sandbox = "none"
+"""
+
+
+def test_step_1_the_example_sweep_copied_into_a_gated_repository(scratch: Scratch) -> None:
+    repo = scratch.root / "sweeping"
+    scratch.write("sweeping/pyproject.toml", SWEEP_INI)  # a gate identity cannot pass
+    scratch.write("sweeping/sweeps/sweep.toml", (REPO / "examples" / "sweep.toml").read_text())
+    done = scratch.run("pytest --mteval-sweep=sweeps/sweep.toml", repo)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    for label in ("identity_b25", "identity_b100", "dictionary_b25", "dictionary_b100"):
+        assert f"  passed   {label}  (exit 0)" in done.stdout  # the ini's gate is not inherited
+
+
+def test_step_1_a_sweep_that_fails_says_why(scratch: Scratch) -> None:
+    repo = scratch.root / "sweeping"
+    scratch.write("sweeping/pyproject.toml", SWEEP_INI)
+    entries = shipped_entries("eng-sna-tatoeba-dev")[:5]
+    scratch.write(
+        "sweeping/data/five.json",
+        envelope(
+            entries,
+            id="five",
+            source_language="en",
+            target_language="sn",
+            language_pair="EN→SN",
+            license="LicenseRef-CC-BY-2.0-FR",
+        ),
+    )
+    scratch.write(
+        "sweeping/sweeps/mine.toml",
+        '[sweep]\ncorpus = ["../data/five.json", "../data/gone.json"]\nmethod = "identity"\n',
+    )
+    done = scratch.run("pytest --mteval-sweep=sweeps/mine.toml", repo)
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR
+    gone = repo / "data" / "gone.json"
+    log = repo / ".mteval" / "sweeps" / "mine" / "logs" / "gone.estimate.log"
+    assert f"run gone cannot start (exit 4): ERROR: {gone}: cannot read corpus file" in done.stdout
+    assert f"(log {log})" in done.stdout
+    # paths relative to the sweep file; a baseline only when the sweep names one
+    scratch.write(
+        "sweeping/sweeps/gated.toml",
+        '[sweep]\ncorpus = "../data/five.json"\nmethod = "identity"\n'
+        'baseline = "../.mteval/baseline.json"\n',
+    )
+    gated = scratch.run("pytest --mteval-sweep=sweeps/gated.toml", repo)
+    assert gated.returncode == pytest.ExitCode.TESTS_FAILED, gated.stdout[-3000:]
+    assert "  failed   run  (exit 1): 1 failed, 5 passed" in gated.stdout
+    assert "FAILED mteval::gate - gate      FAILED: composite" in gated.stdout
