@@ -165,3 +165,30 @@ def test_step_1_a_sweep_that_fails_says_why(scratch: Scratch) -> None:
     assert gated.returncode == pytest.ExitCode.TESTS_FAILED, gated.stdout[-3000:]
     assert "  failed   run  (exit 1): 1 failed, 5 passed" in gated.stdout
     assert "FAILED mteval::gate - gate      FAILED: composite" in gated.stdout
+
+
+X_PY = """class X:
+    async def translate(self, entries, config):
+        return [{"id": e["id"], "predicted": "x", "error": None} for e in entries]
+"""
+
+
+def test_step_3_one_selected_entry_is_not_a_significance_claim(scratch: Scratch) -> None:
+    repo = scratch.root / "one-entry"
+    scratch.write("one-entry/x/method.json", method_json("x", "x:X"))
+    scratch.write("one-entry/x/x.py", X_PY)
+    made = scratch.run(
+        f"pytest {SNA} --mteval-method=x --mteval-baseline=b.json --mteval-update-baseline", repo
+    )
+    assert made.returncode == 0, made.stdout[-2000:]
+    one = scratch.run(
+        f"pytest {SNA} --mteval-method=identity --mteval-baseline=b.json -k tatoeba_1434", repo
+    )
+    gate = one.stdout.split("mteval gate", 1)[1]
+    assert "compared  1 common entries" in gate
+    assert "p < 0.05" not in gate
+    assert "FAIL: dropped 0.05346 > 0 (significance not testable)" in gate
+    assert (
+        "significance not testable over 1 common entries (a paired bootstrap needs at least 10)"
+        in gate
+    )
