@@ -62,7 +62,9 @@ class Scratch:
         path.write_text(body, encoding="utf-8")
         return path
 
-    def run(self, command: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, command: str, cwd: Path | None = None, **extra_env: str
+    ) -> subprocess.CompletedProcess[str]:
         """``command`` as a shell would run it in the repository (``pytest``/``mteval`` are this
         interpreter's)."""
         argv = shlex.split(command)
@@ -72,6 +74,7 @@ class Scratch:
             argv = [str(Path(sys.executable).with_name("mteval")), *argv[1:]]
         environ = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "PYTHON"))}
         environ.pop("OPENROUTER_API_KEY", None)
+        environ.update(extra_env)
         return subprocess.run(
             argv,
             cwd=cwd or self.root,

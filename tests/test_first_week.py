@@ -192,3 +192,35 @@ def test_step_3_one_selected_entry_is_not_a_significance_claim(scratch: Scratch)
         "significance not testable over 1 common entries (a paired bootstrap needs at least 10)"
         in gate
     )
+
+
+def test_step_7_shipped_ids_read_well_and_rf_lines_keep_the_reason(scratch: Scratch) -> None:
+    done = scratch.run(f"pytest {SNA} --mteval-method=boom -rf", COLUMNS="120")
+    failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+    assert len(failed) == 47
+    for line in failed:
+        assert line.startswith("FAILED shipped:eng-sna-tatoeba-dev::batch-000"), line
+        assert " - method raised ValueError: model file missing" in line, line
+    session = done.stdout.split("warnings summary", 1)[0]
+    assert "site-packages" not in session
+    assert "../" not in session
+
+
+def test_step_7_two_runs_of_one_method_are_told_apart_on_the_leaderboard(
+    scratch: Scratch,
+) -> None:
+    repo = scratch.root / "board"
+    repo.mkdir()
+    for _ in range(2):
+        run = scratch.run(f"pytest {SNA} --mteval-method=identity -q", repo)
+        assert run.returncode == 0
+    board = scratch.run("mteval leaderboard .mteval/runs", repo)
+    assert board.returncode == 0, board.stdout + board.stderr
+    names = [
+        line.split("|")[2].strip()
+        for line in board.stdout.splitlines()
+        if "| method:identity |" in line
+    ]
+    assert len(names) == 2
+    assert len(set(names)) == 2, names  # each with its run's time (and id, the same minute)
+    assert all(name.startswith("identity \\[20") for name in names), names

@@ -1,5 +1,6 @@
-"""What a failed entry's report says: the error on its first line (so ``-rf`` shows it), the
-source, and, when the method raised, its traceback in the ``--tb`` style asked for.
+"""What a failed entry's report says: the error on its first line (``-rf`` shows it after
+the entry's node id), the entry and its source, and, when the method raised, its traceback
+in the ``--tb`` style asked for.
 
 A method that raises fails its whole batch with one error. Repeating it 25 times hides what
 matters, so the first entry of the batch to report shows the traceback and the others name
@@ -14,11 +15,10 @@ from pytest_mteval.run.method_traceback import BatchFailure
 
 def entry_failure(entry: Entry, error: str, failure: BatchFailure | None, style: str) -> str:
     """The report of an entry whose translation failed with ``error``."""
-    head = f"translation failed for entry {entry.key!r}: {error}"
     if style == "line":
         where = failure.traceback["line"] if failure and failure.traceback else ""
-        return f"{head} ({where})" if where else head
-    lines = [head, f"  source: {entry.source}"]
+        return f"{error} ({where})" if where else error
+    lines = [error, f"  translation failed for entry {entry.key!r}", f"  source: {entry.source}"]
     if failure is None or failure.message != error:
         return "\n".join(lines)
     if failure.shown_by not in (None, entry.key):
