@@ -3,9 +3,10 @@
 pytest names a file outside the rootdir with an empty node id, so the corpus is named by its
 path relative to the rootdir (``../data/x.json``), a shipped one by its name
 (``shipped:NAME``). ``--lf`` then joins that id onto the rootdir without normalizing '..',
-does not recognize the corpus file among the files that failed, and would skip collecting it (its entries could never be re-run). The corpus reports
-its own collection instead (``collect_corpus``), through pytest's public ``CallInfo`` and
-``CollectReport``; ``--lf`` still deselects the entries that did not fail.
+does not recognize the corpus file among the files that failed, and would skip collecting
+it (its entries could never be re-run). The corpus reports its own collection instead
+(``collect_corpus``), through pytest's public ``CallInfo`` and ``CollectReport``; ``--lf``
+still deselects the entries that did not fail.
 """
 
 from __future__ import annotations
