@@ -4,6 +4,8 @@ same steps; each test here names the step it keeps true."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import REPO, envelope
 from scratch_repo import BOOM_PY, IDENTITY_PY, Scratch, method_json, shipped_entries
@@ -224,3 +226,67 @@ def test_step_7_two_runs_of_one_method_are_told_apart_on_the_leaderboard(
     assert len(names) == 2
     assert len(set(names)) == 2, names  # each with its run's time (and id, the same minute)
     assert all(name.startswith("identity \\[20") for name in names), names
+
+
+UPPER_PY = """class Upper:
+    async def translate(self, entries, config):
+        return [{"id": e["id"], "predicted": e["source"].upper(), "error": None} for e in entries]
+"""
+
+
+def test_step_8_compare_and_pytest_apply_the_same_ini_gate(scratch: Scratch) -> None:
+    repo = scratch.root / "tools"
+    scratch.write(
+        "tools/pyproject.toml",
+        '[tool.pytest.ini_options]\nmteval_baseline = ".mteval/baseline.json"\n'
+        'mteval_gate = "chrf_plus_plus:0.5"\n',
+    )
+    scratch.write("tools/x/method.json", method_json("x", "x:X"))
+    scratch.write("tools/x/x.py", X_PY)
+    made = scratch.run(f"pytest {SNA} --mteval-method=identity --mteval-update-baseline", repo)
+    assert made.returncode == 0, made.stdout[-2000:]
+    pr = scratch.run(f"pytest {SNA} --mteval-method=x", repo)
+    assert "gate      FAILED: chrf_plus_plus\n" in pr.stdout
+    compared = scratch.run("mteval compare .mteval/baseline.json latest", repo)
+    assert compared.returncode == 1, compared.stdout
+    assert compared.stdout.splitlines()[-1] == "gate FAILED: chrf_plus_plus"
+    loose = scratch.run(
+        "mteval compare .mteval/baseline.json latest --gate chrf_plus_plus:99", repo
+    )
+    assert loose.returncode == 0, loose.stdout  # an option given overrides the recorded gate
+
+
+def test_step_8_runs_marks_a_run_stopped_by_x_as_incomplete(scratch: Scratch) -> None:
+    repo = scratch.root / "stopped"
+    repo.mkdir()
+    scratch.write("stopped/boom/method.json", method_json("boom", "boom:Boom"))
+    scratch.write("stopped/boom/boom.py", BOOM_PY)
+    stopped = scratch.run(f"pytest {SNA} --mteval-method=boom -x", repo)
+    assert "1 failed" in stopped.stdout.splitlines()[-1]
+    listed = scratch.run("mteval runs", repo)
+    (row,) = listed.stdout.splitlines()[1:]
+    assert row.split()[-1] == "incomplete", row
+    (line,) = (repo / ".mteval" / "runs" / "index.jsonl").read_text().splitlines()
+    indexed = json.loads(line)
+    assert indexed["complete"] is False
+    assert indexed["incomplete_reason"] == "46 entries not run: stopped by -x"
+
+
+def test_step_8_flags_say_what_happened(scratch: Scratch) -> None:
+    repo = scratch.root / "flags"
+    scratch.write("flags/upper/method.json", method_json("upper", "upper:Upper"))
+    scratch.write("flags/upper/upper.py", UPPER_PY)
+    upper = scratch.run(f"pytest {SNA} --mteval-method=upper", repo)
+    assert (
+        "source_copied: 47 of 47 answered entries return their source unchanged or changed "
+        "only in case or spacing (47 of them)" in upper.stdout
+    )
+    oracle = scratch.run(
+        "pytest --mteval-corpus=shipped:eng-crk-morphodict-vocab --mteval-method=dictionary "
+        "--mteval-sandbox=none",  # main's 53cb6b9: the crk resources under an editable install
+        repo,
+    )
+    assert (
+        "FLAG              oracle_method: method 'dictionary' is an oracle on "
+        "morphodict-eng-crk-vocab: its data comes from this corpus" in oracle.stdout
+    )

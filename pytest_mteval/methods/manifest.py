@@ -98,6 +98,9 @@ class MethodManifest(BaseModel):
     description: str | None = None
     #: The method args it reads; None (absent) accepts any arg, as before args were declared.
     args: dict[str, MethodArg] | None = None
+    #: Ids of corpora (``dataset.id``) the method's own data comes from: on those it is an
+    #: oracle, its score a ceiling rather than a fair result, and the run card says so.
+    oracle_for: list[str] = Field(default_factory=list)
     #: Environment variables the method needs: the runner's environment is cleared, and only
     #: these (and PATH, HOME, LANG) are passed to it; never the corpus key's variable.
     env: list[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]] = Field(
