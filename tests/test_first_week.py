@@ -290,3 +290,26 @@ def test_step_8_flags_say_what_happened(scratch: Scratch) -> None:
         "FLAG              oracle_method: method 'dictionary' is an oracle on "
         "morphodict-eng-crk-vocab: its data comes from this corpus" in oracle.stdout
     )
+
+
+def test_step_4_the_ci_templates_work_as_copied_with_the_identity_floor(scratch: Scratch) -> None:
+    repo = scratch.root / "ci"
+    templates = REPO / "conftest_templates"
+    scratch.write("ci/pyproject.toml", (templates / "pyproject-mteval.toml").read_text())
+    scratch.write("ci/conftest.py", (templates / "conftest.py").read_text())
+    # the template's method "my-method", here a folder (an installed name works the same)
+    scratch.write("ci/my-method/method.json", method_json("my-method", "my_method:MyMethod"))
+    scratch.write("ci/my-method/my_method.py", IDENTITY_PY)  # the identity floor
+    main_job = "pytest --mteval-update-baseline --junitxml=.mteval/junit.xml"
+    first = scratch.run(main_job, repo)
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-2000:]
+    assert "48 passed" in first.stdout.splitlines()[-1]  # 47 entries and the gate
+    assert (repo / ".mteval" / "baseline.json").is_file()
+    pr = scratch.run("pytest --junitxml=.mteval/junit.xml", repo)
+    assert pr.returncode == 0, pr.stdout[-3000:]
+    for name in ("github-actions-mteval.yml", "gitlab-ci-mteval.yml"):
+        workflow = (templates / name).read_text()
+        assert 'pip install "$PYTEST_MTEVAL" .' in workflow
+        assert "git+https://" in workflow
+        assert "pip wheel --no-deps ." in workflow
+        assert "pip install pytest-mteval ." not in workflow

@@ -195,14 +195,13 @@ def test_shipped_and_entry_point_methods_by_name(env, tmp_path):
 
 def test_readme_ci_commands_and_templates_in_a_scratch_repository(env, tmp_path):
     repo = tmp_path / "repo"
-    (repo / "corpora").mkdir(parents=True)
-    shutil.copy(CORPORA / "eng-sna-tatoeba-dev.json", repo / "corpora")
+    repo.mkdir()  # the template names the shipped corpus: nothing of the clone is copied
     for name in ("conftest.py", "test_translation_rules.py"):
         shutil.copy(TEMPLATES / name, repo / name)
     shutil.copy(TEMPLATES / "pyproject-mteval.toml", repo / "pyproject.toml")
     with (repo / "pyproject.toml").open("a", encoding="utf-8") as pyproject:
         pyproject.write('mteval_method_arg = "predictions=predictions.jsonl"\n')
-    entries = json.loads((repo / "corpora" / "eng-sna-tatoeba-dev.json").read_text())["entries"]
+    entries = json.loads((CORPORA / "eng-sna-tatoeba-dev.json").read_text())["entries"]
 
     def predictions(field):
         rows = [json.dumps({"id": e["id"], "predicted": e[field]}) for e in entries]
