@@ -5,6 +5,10 @@ same steps; each test here names the step it keeps true."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import tomllib
+from pathlib import Path
 
 import pytest
 from conftest import REPO, envelope
@@ -313,3 +317,60 @@ def test_step_4_the_ci_templates_work_as_copied_with_the_identity_floor(scratch:
         assert "git+https://" in workflow
         assert "pip wheel --no-deps ." in workflow
         assert "pip install pytest-mteval ." not in workflow
+
+
+def test_step_9_the_summary_says_what_its_abbreviations_mean_and_what_next(
+    scratch: Scratch,
+) -> None:
+    repo = scratch.root / "summary"
+    repo.mkdir()
+    done = scratch.run(f"pytest {SNA} --mteval-method=identity", repo)
+    summary = done.stdout.split("= mteval =", 1)[1]
+    assert "composite (B)    0.162" in summary
+    assert (
+        "legend           composite: 0-1, higher is better, a weighted mean of the metrics "
+        "(profile B: no morphological analyzer (FST) for the target language; weights in "
+        "docs/SCORING.md); in 'by' rows n = entries, chrF = chrF++, c = composite"
+    ) in summary
+    assert (
+        "next             keep this run as the baseline to gate later runs against: "
+        "--mteval-baseline=.mteval/baseline.json --mteval-update-baseline"
+    ) in summary
+    failing = scratch.run(f"pytest {SNA} --mteval-method=boom", scratch.root)
+    assert (
+        "next             47 entries failed: their reports are above; rerun only them with --lf"
+        in failing.stdout
+    )
+
+
+def test_step_9_the_plugin_does_not_bring_pytest_asyncio(scratch: Scratch) -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert not [d for d in project["dependencies"] if d.startswith("pytest-asyncio")]
+    assert [d for d in project["optional-dependencies"]["dev"] if d.startswith("pytest-asyncio")]
+    # a fresh repository without it: the plugin runs, nothing asks to configure asyncio
+    done = scratch.run(f"pytest {SNA} --mteval-method=identity -p no:asyncio", scratch.root)
+    assert done.returncode == 0
+    assert "asyncio" not in done.stdout + done.stderr
+
+
+def test_step_9_from_the_clone_the_header_counts_the_corpus_only(tmp_path: Path) -> None:
+    clone = tmp_path / "clone"
+    skip = (".git", ".mteval", "build", "dist", "*.egg-info", "__pycache__", ".venv", "mutants",
+            ".mypy_cache", ".ruff_cache", ".pytest_cache", "benchmarks")  # fmt: skip
+    shutil.copytree(REPO, clone, ignore=shutil.ignore_patterns(*skip), symlinks=True)
+    scratch = Scratch(clone)
+    # --mteval-sandbox=none: the package this interpreter has is the editable install of the
+    # checkout, which a sandboxed runner in a copy of it does not find (a wheel it would)
+    done = scratch.run(
+        "pytest --mteval-corpus=corpora/eng-sna-tatoeba-dev.json --mteval-method=identity "
+        "--mteval-sandbox=none"
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert "collected 47 items\n" in done.stdout
+    assert "deselected" not in done.stdout
+    named = scratch.run(
+        "pytest --mteval-corpus=corpora/eng-sna-tatoeba-dev.json --mteval-method=identity "
+        "--mteval-sandbox=none tests/test_error_hierarchy.py"
+    )
+    assert "deselected" not in named.stdout  # named paths run as well
+    assert re.search(r"collected (\d+) items", named.stdout).group(1) != "47"

@@ -255,7 +255,7 @@ def junit_case(path, classname, name):
 
 
 #: Packages of the dev and semantic extras that test modules or metrics import when present.
-_EXTRAS_ONLY = ("hypothesis", "scipy", "selenium", "sentence_transformers")
+_EXTRAS_ONLY = ("hypothesis", "pytest_asyncio", "scipy", "selenium", "sentence_transformers")
 
 
 def readme_first_command() -> list[str]:
@@ -282,8 +282,13 @@ def test_readme_first_command_in_a_checkout_without_extras(env, tmp_path):
         (hidden / name / "__init__.py").write_text(
             f"raise ModuleNotFoundError({f'No module named {name!r}'!r}, name={name!r})"
         )
-    # hypothesis's pytest plugin is an entry point of the test's own environment: leave it out
-    shell = {**env, "PYTHONPATH": str(hidden), "PYTEST_ADDOPTS": "-p no:hypothesispytest"}
+    # hypothesis's and pytest-asyncio's pytest plugins are entry points of the test's own
+    # environment: leave them out
+    shell = {
+        **env,
+        "PYTHONPATH": str(hidden),
+        "PYTEST_ADDOPTS": "-p no:hypothesispytest -p no:asyncio",
+    }
     assert sh(shell, checkout, "python -c 'import hypothesis'").returncode != 0
     done = subprocess.run(
         readme_first_command(), cwd=checkout, env=shell, capture_output=True, text=True,
@@ -291,6 +296,8 @@ def test_readme_first_command_in_a_checkout_without_extras(env, tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert re.search(r"\b1012 passed\b", done.stdout.splitlines()[-1]), done.stdout[-1000:]
+    assert "collected 1012 items\n" in done.stdout  # the project's own tests not collected
+    assert "warning" not in done.stdout.splitlines()[-1]  # no config or asyncio warnings
     cards = list((checkout / ".mteval" / "runs").glob("*.json"))
     assert len(cards) == 1
     card = json.loads(cards[0].read_text(encoding="utf-8"))
