@@ -14,6 +14,8 @@ import pytest
 from conftest import REPO, envelope
 from scratch_repo import BOOM_PY, IDENTITY_PY, Scratch, method_json, shipped_entries
 
+from pytest_mteval.shipped_corpora import shipped_corpus
+
 SNA = "--mteval-corpus=shipped:eng-sna-tatoeba-dev"  # 47 entries: batches of 25 and 22
 
 
@@ -374,3 +376,34 @@ def test_step_9_from_the_clone_the_header_counts_the_corpus_only(tmp_path: Path)
     )
     assert "deselected" not in named.stdout  # named paths run as well
     assert re.search(r"collected (\d+) items", named.stdout).group(1) != "47"
+
+
+def test_step_9_the_html_report_leads_with_the_gate_and_fits_1400px(scratch: Scratch) -> None:
+    from browser import chromium  # tests/browser.py: skips without Chromium
+
+    repo = scratch.root / "page"
+    flores = json.loads(shipped_corpus("eng-fra-flores-devtest").read_text(encoding="utf-8"))
+    flores["entries"] = flores["entries"][:60]  # FLORES' long sentences, as a user's corpus
+    scratch.write("page/flores60.json", flores)
+    scratch.write("page/x/method.json", method_json("x", "x:X"))
+    scratch.write("page/x/x.py", X_PY)
+    corpus = "--mteval-corpus=flores60.json --mteval-baseline=b.json"
+    made = scratch.run(f"pytest {corpus} --mteval-method=x --mteval-update-baseline", repo)
+    assert made.returncode == 0, made.stdout[-2000:]
+    scratch.run(f"pytest {corpus} --mteval-method=identity --mteval-html=report.html", repo)
+    with chromium() as browser:
+        browser.get((repo / "report.html").as_uri())  # the window is 1400 px wide
+        first = browser.execute_script("return document.querySelector('h1 ~ section, h1 ~ h2')")
+        assert first.get_attribute("id") == "gate"
+        assert first.find_element("css selector", "h2").text in ("Gate: PASSED", "Gate: FAILED")
+        row = first.find_element("css selector", "tr[data-gate-metric=composite]")
+        assert re.fullmatch(r"composite [\d.]+ [\d.]+ [+-]\d\.\d{4} .+", row.text), row.text
+        widths = browser.execute_script(
+            "const t = document.querySelector('table.entries');"
+            "return [window.innerWidth, document.documentElement.scrollWidth,"
+            " t.scrollWidth, t.parentElement.clientWidth]"
+        )
+        window, page, table, room = widths
+        assert window == 1400
+        assert page <= window, widths
+        assert table <= room, widths  # the entries table fits, no sideways scrolling
