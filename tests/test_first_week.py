@@ -407,3 +407,66 @@ def test_step_9_the_html_report_leads_with_the_gate_and_fits_1400px(scratch: Scr
         assert window == 1400
         assert page <= window, widths
         assert table <= room, widths  # the entries table fits, no sideways scrolling
+
+
+def _page_steps() -> list[tuple[str, list[str], dict[str, str]]]:
+    """docs/first-hour.md as (section heading, its commands, its fenced blocks by language)."""
+    steps: list[tuple[str, list[str], dict[str, str]]] = []
+    fence: str | None = None
+    for line in (REPO / "docs" / "first-hour.md").read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            if fence is None:
+                fence = line[3:].strip()
+                steps[-1][2][fence] = ""
+            else:
+                fence = None
+        elif fence is not None:
+            steps[-1][2][fence] += line + "\n"
+        elif line.startswith("## "):
+            steps.append((line[3:], [], {}))
+        elif line.startswith("    ") and line.split()[0] in ("pytest", "mteval") and steps:
+            steps[-1][1].append(line.strip())
+    return steps
+
+
+def test_the_first_hour_page_as_written(tmp_path: Path) -> None:
+    """Every command of docs/first-hour.md, in its order, in one fresh repository, with the
+    files its sections say to write (their code blocks, the example sweep, the templates)."""
+    repo = Scratch(tmp_path)
+    templates = REPO / "conftest_templates"
+    setups = {
+        "Write a method": lambda blocks: (
+            repo.write("boom/method.json", blocks["json"]),
+            repo.write("boom/boom.py", blocks["python"]),
+        ),
+        "Import a spreadsheet": lambda blocks: repo.write(
+            "sheet.csv",
+            "source,reference\n"
+            + "".join(
+                f'"{e["source"]}","{e["reference"]}"\n'
+                for e in shipped_entries("eng-sna-tatoeba-dev")[:10]
+            ),
+        ),
+        "Run the example sweep": lambda blocks: repo.write(
+            "sweeps/sweep.toml", (REPO / "examples" / "sweep.toml").read_text()
+        ),
+        "Set up the CI gate": lambda blocks: (
+            repo.write("pyproject.toml", (templates / "pyproject-mteval.toml").read_text()),
+            repo.write("conftest.py", (templates / "conftest.py").read_text()),
+            repo.write("my-method/method.json", method_json("my-method", "my_method:MyMethod")),
+            repo.write("my-method/my_method.py", IDENTITY_PY),
+        ),
+    }
+    failing = {"pytest --mteval-corpus=shipped:eng-sna-tatoeba-dev --mteval-method=boom"}
+    ran = 0
+    for heading, commands, blocks in _page_steps():
+        for prefix, setup in setups.items():
+            if heading.startswith(prefix):
+                setup(blocks)
+        for command in commands:
+            # the shipped crk corpus's resources under an editable install: main's 53cb6b9
+            done = repo.run(command, PYTEST_ADDOPTS="--mteval-sandbox=none")
+            expected = 1 if command in failing else 0
+            assert done.returncode == expected, (command, done.stdout[-2500:], done.stderr[-1500:])
+            ran += 1
+    assert ran == 14
