@@ -120,9 +120,12 @@ def _document(
     return raw, "spec", ()
 
 
-def validation_message(exc: ValidationError) -> str:
-    """One readable line for the first problem pydantic found (public for the corpus tools)."""
-    return _first_error(exc)
+def validation_message(exc: ValidationError, missing: bool = True) -> str:
+    """One readable line for the problems pydantic found (public for the corpus tools);
+    ``missing=False``: only the wrong fields, not the missing ones."""
+    if missing:
+        return _first_error(exc)
+    return "; ".join(_problem(err) for err in exc.errors() if err["type"] != "missing")
 
 
 def _validate_dataset(path: Path, raw: Any) -> Dataset:
@@ -178,10 +181,14 @@ def _entry_label(index: int, raw: Any) -> str:
 
 
 def _first_error(exc: ValidationError) -> str:
-    """One readable line for the first problem pydantic found."""
-    err = exc.errors()[0]
+    """One readable line for every problem pydantic found (all at once: a user fixes them in
+    one go, not one per attempt)."""
+    return "; ".join(_problem(err) for err in exc.errors())
+
+
+def _problem(err: Any) -> str:
     where = ".".join(str(part) for part in err["loc"])
-    message = err["msg"].removeprefix("Value error, ")
+    message = str(err["msg"]).removeprefix("Value error, ")
     if err["type"] == "missing":
         return f"field {where!r}: required field is missing"
     return f"field {where!r}: {message}" if where else message

@@ -93,3 +93,22 @@ def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
     hypothesis's plugin is left out too: importing it costs seconds per inner session."""
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:asyncio -p no:hypothesispytest")
     return pytester
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """``pytest --mteval-corpus=...`` from the clone (the README's first command) evaluates the
+    corpus: this project's own test modules are not collected, rather than collected and
+    deselected (a header of "2283 items / 1271 deselected"). Name them to run them too."""
+    if collection_path.name == "conftest.py":
+        return None
+    evaluating = config.getoption("mteval_corpus", default=None) is not None
+    return True if evaluating and config.args_source != pytest.Config.ArgsSource.ARGS else None
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    """pytest-asyncio runs this project's async tests and is a dev extra, not a dependency of
+    the plugin. Without it (``pip install -e .``, the README's first command), its ini keys
+    in pyproject.toml are still known, so that pytest does not warn about them."""
+    if not pluginmanager.has_plugin("asyncio"):
+        for key in ("asyncio_mode", "asyncio_default_fixture_loop_scope"):
+            parser.addini(key, "pytest-asyncio's, when it is installed (the dev extra)")

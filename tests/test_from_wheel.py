@@ -195,14 +195,13 @@ def test_shipped_and_entry_point_methods_by_name(env, tmp_path):
 
 def test_readme_ci_commands_and_templates_in_a_scratch_repository(env, tmp_path):
     repo = tmp_path / "repo"
-    (repo / "corpora").mkdir(parents=True)
-    shutil.copy(CORPORA / "eng-sna-tatoeba-dev.json", repo / "corpora")
+    repo.mkdir()  # the template names the shipped corpus: nothing of the clone is copied
     for name in ("conftest.py", "test_translation_rules.py"):
         shutil.copy(TEMPLATES / name, repo / name)
     shutil.copy(TEMPLATES / "pyproject-mteval.toml", repo / "pyproject.toml")
     with (repo / "pyproject.toml").open("a", encoding="utf-8") as pyproject:
         pyproject.write('mteval_method_arg = "predictions=predictions.jsonl"\n')
-    entries = json.loads((repo / "corpora" / "eng-sna-tatoeba-dev.json").read_text())["entries"]
+    entries = json.loads((CORPORA / "eng-sna-tatoeba-dev.json").read_text())["entries"]
 
     def predictions(field):
         rows = [json.dumps({"id": e["id"], "predicted": e[field]}) for e in entries]
@@ -256,7 +255,7 @@ def junit_case(path, classname, name):
 
 
 #: Packages of the dev and semantic extras that test modules or metrics import when present.
-_EXTRAS_ONLY = ("hypothesis", "scipy", "selenium", "sentence_transformers")
+_EXTRAS_ONLY = ("hypothesis", "pytest_asyncio", "scipy", "selenium", "sentence_transformers")
 
 
 def readme_first_command() -> list[str]:
@@ -283,8 +282,13 @@ def test_readme_first_command_in_a_checkout_without_extras(env, tmp_path):
         (hidden / name / "__init__.py").write_text(
             f"raise ModuleNotFoundError({f'No module named {name!r}'!r}, name={name!r})"
         )
-    # hypothesis's pytest plugin is an entry point of the test's own environment: leave it out
-    shell = {**env, "PYTHONPATH": str(hidden), "PYTEST_ADDOPTS": "-p no:hypothesispytest"}
+    # hypothesis's and pytest-asyncio's pytest plugins are entry points of the test's own
+    # environment: leave them out
+    shell = {
+        **env,
+        "PYTHONPATH": str(hidden),
+        "PYTEST_ADDOPTS": "-p no:hypothesispytest -p no:asyncio",
+    }
     assert sh(shell, checkout, "python -c 'import hypothesis'").returncode != 0
     done = subprocess.run(
         readme_first_command(), cwd=checkout, env=shell, capture_output=True, text=True,
@@ -292,6 +296,8 @@ def test_readme_first_command_in_a_checkout_without_extras(env, tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert re.search(r"\b1012 passed\b", done.stdout.splitlines()[-1]), done.stdout[-1000:]
+    assert "collected 1012 items\n" in done.stdout  # the project's own tests not collected
+    assert "warning" not in done.stdout.splitlines()[-1]  # no config or asyncio warnings
     cards = list((checkout / ".mteval" / "runs").glob("*.json"))
     assert len(cards) == 1
     card = json.loads(cards[0].read_text(encoding="utf-8"))

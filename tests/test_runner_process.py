@@ -153,7 +153,8 @@ def test_a_fault_fails_its_batch_only_and_the_next_batch_runs(
         assert by_id[key]["error"] is None
         assert by_id[key]["predicted"] == sources[key].upper()
     result.assert_outcomes(passed=3, failed=3)
-    assert "Traceback" not in result.stdout.str()
+    out = result.stdout.str()  # the harness never crashes: a traceback is the method's own
+    assert out.count("Traceback") == out.count("the method's traceback:") <= 1
     assert elapsed < 60  # a 600 s block ended at the 2 s timeout plus a grace
     assert card["runner"]["mode"] == "process"
     assert card["runner"]["runtime"] == runtime

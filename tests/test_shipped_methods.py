@@ -85,7 +85,7 @@ def test_replay_missing_prediction_fails_only_that_item(pytester, tmp_path):
         f"--mteval-method-arg=predictions={jsonl}",
     )
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*entry '2'*", "*no recorded prediction*"])
+    result.stdout.fnmatch_lines(["*no recorded prediction*", "*translation failed for entry '2'*"])
 
 
 @pytest.mark.parametrize("folder", ["identity", "replay", "dictionary"])

@@ -129,8 +129,9 @@ def refusal(path: Path | str, problem: str) -> str:
     return (
         f"baseline {path} was not made on this dataset: {problem}. Scores on other data are "
         "not comparable: refresh the baseline (--mteval-update-baseline on the main branch), "
-        "or pass --mteval-allow-dataset-change to compare over the entries whose source and "
-        "reference are unchanged"
+        "pass --mteval-allow-dataset-change to compare over the entries whose source and "
+        "reference are unchanged, or --mteval-baseline=none for a run without the configured "
+        "gate (an ad-hoc run on other data)"
     )
 
 

@@ -24,5 +24,9 @@ def coverage(entries_run: int, entries_in_corpus: int, filters: Sequence[str]) -
 
 
 def is_partial(card: Mapping[str, Any]) -> bool:
+    """A run of part of the corpus, or one stopped early (``-x``, Ctrl-C: the card's own
+    ``complete`` is false, though every entry has a row, the unrun ones as errors)."""
     found = card.get("coverage")
-    return isinstance(found, Mapping) and found.get("complete") is False
+    return card.get("complete") is False or (
+        isinstance(found, Mapping) and found.get("complete") is False
+    )

@@ -1,5 +1,9 @@
 """``mteval compare A.json B.json``: exit 0 when B is no significant regression of A, 1 when
-it is, 2 when the runs cannot be compared (unreadable, edited, or made on other data)."""
+it is, 2 when the runs cannot be compared (unreadable, edited, or made on other data).
+
+The gate's limits are those B's card was gated with (the ini's ``mteval_gate``,
+``mteval_max_drop``... as pytest applied them), so that compare and pytest agree; an option
+given here overrides its recorded value."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from pytest_mteval.cards import runcard
 from pytest_mteval.cards.baseline import BaselineError, dataset_difference, read_run, run_texts
 from pytest_mteval.cards.compare import DEFAULT_TOP, compare_runs, markdown, text_lines
 from pytest_mteval.cards.reference_note import reference_lines
@@ -36,21 +41,21 @@ def add_compare_command(commands: Any) -> None:
     parser.add_argument(
         "--max-drop",
         type=float,
-        default=0.0,
-        help="largest allowed drop of the composite (0-1; default 0: any significant drop)",
+        default=None,
+        help="largest allowed drop of the composite (0-1; default: B's gate's, else 0)",
     )
     parser.add_argument("--fail-under", type=float, default=None, help="floor of B's composite")
     parser.add_argument(
         "--gate",
         action="append",
-        default=[],
+        default=None,
         metavar="METRIC:MAX_DROP",
         help="per-metric gate in the metric's units, e.g. chrf_plus_plus:1.0 (repeatable)",
     )
     parser.add_argument(
         "--significance",
         type=float,
-        default=DEFAULT_SIGNIFICANCE,
+        default=None,
         help="a drop fails only when the paired bootstrap p-value is below this; 0 disables",
     )
     parser.add_argument("--bootstrap", type=int, default=DEFAULT_RESAMPLES, help="resamples")
@@ -70,19 +75,40 @@ def _card_path(ref: str) -> Path:
     return path if path.exists() else resolve_run(DEFAULT_RUNS, ref, Path.cwd())
 
 
+def _recorded_gate(path: Path) -> dict[str, Any]:
+    """The gate options B's card records (empty for a report or a card without a gate)."""
+    try:
+        card = runcard.load(path)
+    except runcard.RunCardError:
+        return {}
+    options = (card.get("gate") or {}).get("options")
+    return dict(options) if isinstance(options, dict) else {}
+
+
 def run_compare(args: argparse.Namespace) -> int:
     try:
+        args.a, args.b = str(_card_path(args.a)), str(_card_path(args.b))
+        recorded = _recorded_gate(Path(args.b))
+
+        def given(name: str, default: Any) -> Any:
+            value = getattr(args, name)
+            return value if value is not None else recorded.get(name, default)
+
+        gates = recorded.get("metric_gates") or {}
         options = GateOptions(
-            max_drop=args.max_drop,
-            fail_under=args.fail_under,
-            metric_gates=dict(parse_metric_gate(g) for g in args.gate),
-            significance=args.significance,
+            max_drop=float(given("max_drop", 0.0)),
+            fail_under=given("fail_under", None),
+            metric_gates=dict(
+                (parse_metric_gate(g) for g in args.gate)
+                if args.gate is not None
+                else ((str(k), float(v)) for k, v in gates.items())
+            ),
+            significance=float(given("significance", DEFAULT_SIGNIFICANCE)),
             n_bootstrap=args.bootstrap,
             seed=args.seed,
         )
-        args.a, args.b = str(_card_path(args.a)), str(_card_path(args.b))
         a, b = read_run(Path(args.a)), read_run(Path(args.b))
-    except (GateOptionError, BaselineError, HistoryError) as exc:
+    except (GateOptionError, BaselineError, HistoryError, TypeError, ValueError) as exc:
         print(f"mteval compare: {exc}")
         return UNUSABLE
     problem = dataset_difference(a, b.dataset_sha256, run_texts(b), what=f"{args.b}")

@@ -97,15 +97,22 @@ def build_envelope(
         "target_language": "--target-language CODE (BCP 47, e.g. crk)",
         "license": "--license SPDX-ID (e.g. CC-BY-4.0)",
     }
-    for name, hint in hints.items():
-        if not dataset.get(name):
-            raise CorpusError(
-                f"{origin}: the envelope needs {name!r} (spec §2.1): pass {hint} or set it "
-                "under [dataset] in --envelope FILE.toml"
-            )
+    missing = [name for name in hints if not dataset.get(name)]
     try:
         Dataset.model_validate(dataset)
+        wrong = ""
     except ValidationError as exc:
-        raise CorpusError(f"envelope: {validation_message(exc)}") from None
+        wrong = validation_message(exc, missing=not missing)
+    if missing:  # all at once: one attempt, not one per field
+        names = ", ".join(repr(name) for name in missing)
+        raise CorpusError(
+            f"{origin}: the envelope needs {names} (spec §2.1): pass "
+            + ", ".join(hints[name] for name in missing)
+            + (" or set it" if len(missing) == 1 else " or set them")
+            + " under [dataset] in --envelope FILE.toml"
+            + (f"; and envelope: {wrong}" if wrong else "")
+        )
+    if wrong:
+        raise CorpusError(f"envelope: {wrong}")
     ordered = [k for k in ENVELOPE_FIELDS if k in dataset]
     return {k: dataset[k] for k in ordered + [k for k in dataset if k not in ordered]}

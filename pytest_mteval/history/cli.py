@@ -70,7 +70,11 @@ def _row(r: dict[str, Any]) -> tuple[str, ...]:
         composite,
         str(r.get("tier") or "-"),
         str(r.get("gate") or "-"),
-        "complete" if r.get("complete") else "partial",
+        "complete"
+        if r.get("complete")
+        else "incomplete"
+        if r.get("incomplete_reason")
+        else "partial",
     )
 
 

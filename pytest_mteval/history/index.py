@@ -43,6 +43,9 @@ def index_row(card: Mapping[str, Any], path: Path) -> dict[str, Any]:
         "tier": scores.get("quality_tier"),
         "gate": None if not gated else ("passed" if gate.get("passed") else "failed"),
         "complete": not is_partial(card),
+        "incomplete_reason": card.get("incomplete_reason")
+        if card.get("complete") is False
+        else None,
     }
 
 

@@ -124,6 +124,9 @@ class MethodManifest(BaseModel):
     description: str | None = None
     #: The method args it reads; None (absent) accepts any arg, as before args were declared.
     args: dict[str, MethodArg] | None = None
+    #: Ids of corpora (``dataset.id``) the method's own data comes from: on those it is an
+    #: oracle, its score a ceiling rather than a fair result, and the run card says so.
+    oracle_for: list[str] = Field(default_factory=list)
     #: Environment variables the method needs: the runner's environment is cleared, and only
     #: these (and PATH, HOME, LANG) are passed to it; never the corpus key's variable.
     env: list[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]] = Field(
@@ -196,6 +199,14 @@ class MethodCard(BaseModel):
     supported_pairs: list[str] = Field(default_factory=list)
 
 
+#: What the "all problems at once" message shows, and docs/first-hour.md too.
+MINIMAL_MANIFEST = (
+    '{"name": "My method", "method_id": "my-method", "class": "custom-plugin", '
+    '"entry_point": "my_method:MyMethod", "supported_pairs": ["*"], "dependency_class": "S", '
+    '"dependencies": []}'
+)
+
+
 def load_manifest(path: Path) -> MethodManifest:
     return _validated(MethodManifest, path)
 
@@ -208,17 +219,32 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def _validated(model: type[M], path: Path) -> M:
+    """The file as ``model``, or one ManifestError that lists every missing or wrong field (a
+    user fixes them all in one go, not one per attempt)."""
     raw = _read_json(path)
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        message = err["msg"].removeprefix("Value error, ")
-        field = f"field {where!r}: " if where else ""
-        if err["type"] == "missing":
-            message = "required field is missing"
-        raise ManifestError(f"{path}: {field}{message}") from None
+        problems = [_problem(err) for err in exc.errors()]
+        if len(problems) == 1:
+            raise ManifestError(f"{path}: {problems[0]}") from None
+        hint = (
+            f". A complete minimal method.json: {MINIMAL_MANIFEST}"
+            if model is MethodManifest
+            else ""
+        )
+        raise ManifestError(
+            f"{path}: {len(problems)} problems: {'; '.join(problems)}{hint}"
+        ) from None
+
+
+def _problem(err: Any) -> str:
+    where = ".".join(str(p) for p in err["loc"])
+    message = str(err["msg"]).removeprefix("Value error, ")
+    field = f"field {where!r}: " if where else ""
+    if err["type"] == "missing":
+        message = "required field is missing"
+    return f"{field}{message}"
 
 
 def _read_json(path: Path) -> Any:

@@ -65,6 +65,8 @@ class MethodResult(TypedDict, total=False):
     #: Set by the harness only: served from the cache / re-made because its cache file was bad.
     cached: bool
     cache_rejected: bool
+    #: Set by the harness only: where the method raised (``run/method_traceback.py``).
+    traceback: dict[str, str]
     #: Set by the harness only: the prediction was cut for scoring (run/result_model.py).
     truncated_for_scoring: dict[str, int]
 

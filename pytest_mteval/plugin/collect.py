@@ -16,6 +16,7 @@ import pytest
 from pytest_mteval.cards.regressions import InspectionCard, entry_verdict
 from pytest_mteval.corpus import Entry
 from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.plugin.batch_failure import entry_failure
 from pytest_mteval.run.redaction import WITHHELD_ERROR, redact_row
 from pytest_mteval.run.state import RunState
 
@@ -134,12 +135,11 @@ class EntryItem(pytest.Item):
             key = self.state.corpus.entries[self.index].key
             return f"translation failed for entry {key!r}\n  {WITHHELD_ERROR}"
         if isinstance(excinfo.value, EntryError):
-            entry = self.state.corpus.entries[self.index]
-            return (
-                f"translation failed for entry {entry.key!r}\n"
-                f"  source: {entry.source}\n"
-                f"  error:  {excinfo.value}"
-            )
+            state = self.state
+            failure = state.batch_failures.get(self.parent.number)  # type: ignore[union-attr]
+            style = str(self.config.getoption("tbstyle", "auto"))
+            entry = state.corpus.entries[self.index]
+            return entry_failure(entry, str(excinfo.value), failure, style)
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:

@@ -84,6 +84,7 @@ def finish_run(
     if state.audit is not None:
         card["method"]["audit"] = state.audit
         card["flags"].extend(audit_flags(state.audit))
+    card["flags"].extend(oracle_flags(state))
     target = state.settings.run_card or default_path
     planted = target.exists() and not state.card_path_existed
     if planted:
@@ -137,6 +138,18 @@ def lost_record(state: RunState, key: str, reason: str) -> EntryRecord:
     batch = state.batch_of_name[state.names[index]]
     result: MethodResult = {"predicted": None, "error": reason, "latency_s": None}
     return build_record(state.corpus.entries[index], index, batch, result, state.builtin_metrics)
+
+
+def oracle_flags(state: RunState) -> list[dict[str, Any]]:
+    """A note on a method run on a corpus its own data comes from (``oracle_for``)."""
+    manifest, dataset = state.source.manifest, state.corpus.dataset.id
+    if manifest is None or dataset not in manifest.oracle_for:
+        return []
+    message = (
+        f"method {manifest.method_id!r} is an oracle on {dataset}: its data comes from this "
+        "corpus (oracle_for in its method.json), so its score is a ceiling, not a fair result"
+    )
+    return [{"code": "oracle_method", "message": message, "entry_ids": []}]
 
 
 def update_baseline(state: RunState, card: dict[str, Any], passed: bool) -> BaselineUpdate:

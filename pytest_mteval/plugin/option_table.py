@@ -21,7 +21,7 @@ VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("fst", "target-language morphological analyzer (HFST optimized lookup)", None),
     ("prices", "price table JSON overriding the shipped one (USD per million tokens)", None),
     ("request-timeout", "seconds one request of an LLM method may take", None),
-    ("baseline", "run card (or reference-harness report) to gate against", None),
+    ("baseline", "run card (or reference-harness report) to gate against; none: no gate", None),
     ("max-drop", "largest allowed drop of the composite against the baseline (0.0)", "0.0"),
     ("fail-under", "fail when the composite is below this floor", None),
     ("significance", "a drop fails only when paired bootstrap p < this (0.05; 0 = off)", "0.05"),

@@ -23,24 +23,34 @@ from pytest_mteval.scoring.gate_options import (
     split_metric_gate,
 )
 
+#: What ``--mteval-baseline=none`` turns off among the ini's settings: the gate it configures.
+_INI_GATE = frozenset({"baseline", "fail-under", "gate", "entry-min-chrf", "update-baseline"})
+#: The values of ``--mteval-baseline`` that mean "no baseline, and not the ini's gate".
+NO_BASELINE = ("none", "")
+
 
 def read_settings(config: pytest.Config) -> Settings:
     """Merge command line over ini, resolve paths against the invocation directory."""
     base = config.invocation_params.dir
+    given_baseline = config.getoption(_dest("baseline"))
+    no_gate = given_baseline is not None and given_baseline.strip().lower() in NO_BASELINE
+
+    def ini(name: str) -> Any:
+        return None if no_gate and name in _INI_GATE else config.getini(_dest(name))
 
     def value(name: str) -> str | None:
         given = config.getoption(_dest(name))
-        if given is not None:
+        if given is not None and not (no_gate and name == "baseline"):
             return str(given)
-        ini: Any = config.getini(_dest(name))
-        return str(ini) if ini not in (None, "") else None
+        raw = ini(name)
+        return str(raw) if raw not in (None, "") else None
 
     def values(name: str) -> list[str]:
         given: list[str] = config.getoption(_dest(name)) or []
-        return given or [str(v) for v in config.getini(_dest(name))]
+        return given or [str(v) for v in ini(name) or []]
 
     def flag(name: str) -> bool:
-        return bool(config.getoption(_dest(name)) or config.getini(_dest(name)))
+        return bool(config.getoption(_dest(name)) or ini(name))
 
     def base_of(name: str) -> Path:
         """Command-line paths are relative to where pytest runs, ini paths to the ini file."""
@@ -66,6 +76,8 @@ def read_settings(config: pytest.Config) -> Settings:
         raise SettingsError(f"mteval gate option: {exc}") from None
     raw_keep = value("keep-runs")
     raw_runtime = value("runtime")
+    if no_gate and config.getoption(_dest("update-baseline")):
+        raise SettingsError("--mteval-update-baseline needs a baseline path, not 'none'")
     return Settings(
         corpus=shipped_or(path("corpus"), value("corpus")),
         method=value("method"),
@@ -90,6 +102,7 @@ def read_settings(config: pytest.Config) -> Settings:
         prices=path("prices"),
         request_timeout_s=number("request-timeout", 0.001, MAX_TIMEOUT_S),
         baseline=path("baseline"),
+        no_gate=no_gate,
         gate=gate,
         metric_gates=metric_gates,
         entry_gate=EntryGateOptions(

@@ -34,6 +34,10 @@ def write_summary(run: Evaluation, terminalreporter: Any) -> None:
             terminalreporter.write_line(line)
     if finished.report_path is not None:
         terminalreporter.write_line(f"html report {finished.report_path}")
+    if settings.no_gate and not run.gated():
+        terminalreporter.write_line(
+            "gate             off (--mteval-baseline=none: the ini's gate is not applied)"
+        )
     if not run.gated() and finished.verdict.passed:
         return
     failed = not finished.verdict.passed

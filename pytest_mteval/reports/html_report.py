@@ -17,6 +17,7 @@ from pytest_mteval.cards.regressions import regression_reasons
 from pytest_mteval.metrics import catalog
 from pytest_mteval.metrics.record import EntryRecord, as_records
 from pytest_mteval.reports import plots
+from pytest_mteval.reports.gate_summary import gate_summary
 from pytest_mteval.reports.page import number, render, svg
 from pytest_mteval.scoring.comparable import Comparable
 from pytest_mteval.scoring.gate_options import EntryGateOptions
@@ -83,6 +84,7 @@ def run_report(
         run_id=card["run_id"],
         timestamp=card["timestamp"],
         card_hash=str(card.get("run_card_hash"))[:12],
+        gate=gate_summary(card),
         headline=_headline(card["scores"]),
         extra=_extra(card),
         flags=_flags(card),

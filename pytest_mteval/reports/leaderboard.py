@@ -69,6 +69,15 @@ class Row:
     not_ranked: str = ""
     rank_low: int = 0
     rank_high: int = 0
+    timestamp: str = ""
+    #: What tells this run from others of the same method and model on its board (their
+    #: conditions, else their times, else run ids); "" when it is the only one.
+    run_label: str = ""
+
+    @property
+    def shown(self) -> str:
+        """The method as a board shows it: with the run's label when that is needed."""
+        return f"{self.method} [{self.run_label}]" if self.run_label else self.method
 
     def rank_text(self) -> str:
         if self.rank_low == self.rank_high:
@@ -192,6 +201,7 @@ def build(
         board.rows.append(row)
     for board in boards.values():
         rank(board.rows)
+        tell_apart(board.rows)
     ordered = sorted(boards.values(), key=lambda b: board_order(b.key))
     return Leaderboard(ordered, refused, notes, apart)
 
@@ -211,6 +221,27 @@ def rank(rows: list[Row]) -> None:
         unscored = sum(1 for lo, _ in spans if lo is None)
         row.rank_low = 1 + surely_better
         row.rank_high = len(rows) - surely_worse - unscored
+
+
+def tell_apart(rows: list[Row]) -> None:
+    """Label the runs that share a method and model, so that a board and its legend do not
+    show the same name twice: by condition where those differ, else by time, else run id."""
+    groups: dict[tuple[str, str], list[Row]] = {}
+    for row in rows:
+        groups.setdefault((row.method, row.model), []).append(row)
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        for choose in (
+            lambda r: r.condition,
+            lambda r: r.timestamp[:16].replace("T", " "),
+            lambda r: f"{r.timestamp[:16].replace('T', ' ')} {r.run_id[:8]}",
+        ):
+            labels = [choose(r) for r in group]
+            if len(set(labels)) == len(labels):
+                break
+        for row, label in zip(group, labels, strict=True):
+            row.run_label = label
 
 
 def _span(row: Row) -> tuple[float | None, float | None]:
@@ -262,6 +293,7 @@ def _row(
         verification=tier,
         verification_reason=reason,
         date=str(card["timestamp"])[:10],
+        timestamp=str(card["timestamp"]),
         entries=int(card["dataset"]["entry_count"]),
         corpus=f"{card['dataset']['id']} v{card['dataset']['version']}",
     )

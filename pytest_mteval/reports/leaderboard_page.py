@@ -60,7 +60,7 @@ def _cost(value: float | None) -> str:
 def _cells(row: Row) -> list[str]:
     return [
         row.rank_text(),
-        row.method,
+        row.shown,
         _composite(row),
         number(row.chrf_plus_plus, 2),
         number(row.fst_acceptance_rate, 3),
@@ -152,7 +152,7 @@ def html(board_set: Leaderboard) -> str:
 def _chart(board: Board) -> Markup:
     points = [
         plots.ScatterPoint(
-            f"{r.rank_text()}. {r.method} ({r.model})",
+            f"{r.rank_text()}. {r.shown} ({r.model})",
             r.cost_per_entry_usd,
             r.composite,
             r.lower,
@@ -173,6 +173,7 @@ def _html_row(row: Row) -> dict[str, Any]:
         "badge": f"dep-{cls}" if cls in _BADGES else "dep-other",
         "composite_text": _composite(row),
         "method_class": row.method_class or "–",
+        "shown": row.shown,
     }
 
 

@@ -7,6 +7,7 @@ from typing import Any, Final
 
 from pytest_mteval.corpus import describe_reference_quality
 from pytest_mteval.metrics import catalog
+from pytest_mteval.reports.next_steps import legend, next_step
 
 #: Metrics always shown (with their interval when the card has one), then those shown when
 #: measured; each under its definition's label.
@@ -89,5 +90,9 @@ def summary_lines(card: Mapping[str, Any], path: str) -> list[str]:
     if total_cost is not None:
         rows.append(("cost", f"${total_cost:.4f}"))
     rows.append(("run card", path))
+    meaning = legend(s)
+    if meaning is not None:
+        rows.append(("legend", meaning))
+    rows.append(("next", next_step(card)))
     width = max(len(label) for label, _ in rows)
     return [f"{label:<{width}}  {value}" for label, value in rows]

@@ -2,8 +2,8 @@
 its deadline, and kill it (its whole process group) when it overruns, exits or garbles.
 
 A batch's entries become errors that say what happened (timeout and kill, exit code, broken
-protocol); the next batch gets a fresh runner. The batch the harness was waiting for takes
-the blame; other batches that were in flight in the same process run once more on the fresh
+protocol, the method's traceback); the next batch gets a fresh runner. The batch waited for
+takes the blame; other batches in flight in the same process run once more on the fresh
 runner, since they may have done nothing wrong.
 """
 
@@ -25,13 +25,12 @@ from pytest_mteval.corpus import Entry
 from pytest_mteval.methods.loader import MethodLoadError
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
 from pytest_mteval.run.method_ref import MethodRef
+from pytest_mteval.run.method_traceback import from_reply
 from pytest_mteval.run.protocol import ProtocolError, encode, hello_problem, read_message
 from pytest_mteval.run.translate import PendingBatch, all_failed, check_results, method_view
 
-#: How long past a batch's timeout the runner may take to answer before it is killed.
-GRACE_S = 1.0
-#: How long a runner may take to import and build its method.
-START_TIMEOUT_S = 120.0
+GRACE_S = 1.0  # how long past a batch's timeout the runner may take to answer
+START_TIMEOUT_S = 120.0  # how long a runner may take to import and build its method
 KILL_WAIT_S = 6.0  # how long a supervisor may take to end all the method started
 
 
@@ -268,7 +267,8 @@ class ProcessBackend:
         if answered:
             reply = process.replies.pop(ticket)
             if reply["type"] == "error":
-                return all_failed(entries, str(reply.get("error"))[:2000]), []
+                error, where = str(reply.get("error"))[:2000], from_reply(reply.get("traceback"))
+                return all_failed(entries, error, where), []
             return check_results(
                 entries, reply.get("results"), time.perf_counter() - pending.started
             )

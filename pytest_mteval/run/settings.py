@@ -41,6 +41,7 @@ class Settings:
     prices: Path | None = None
     request_timeout_s: float | None = None
     baseline: Path | None = None
+    no_gate: bool = False  # --mteval-baseline=none: no baseline, and not the ini's gate
     gate: GateOptions = field(default_factory=GateOptions)
     #: ``--mteval-gate`` as given; checked and moved into ``gate`` once plugins registered
     #: their metrics (``with_metric_gates``).

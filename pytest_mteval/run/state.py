@@ -21,6 +21,7 @@ from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 from pytest_mteval.metrics.base import Metric
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.run.batches import BatchTranslator
+from pytest_mteval.run.method_traceback import BatchFailure
 from pytest_mteval.run.record import build_record, score_batches
 from pytest_mteval.run.redaction import Secrecy
 from pytest_mteval.run.settings import Settings
@@ -87,6 +88,8 @@ class RunState:
     audit: dict[str, Any] | None = None  # the method folder's static audit, for the card
     signer: Ed25519PrivateKey | None = None  # signs the sealed card (--mteval-sign-key)
     card_path_existed: bool = False  # --mteval-run-card existed before any method code ran
+    #: batches whose entries all failed with one error, by number (run/method_traceback.py)
+    batch_failures: dict[int, BatchFailure] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         entries = self.corpus.entries
@@ -143,6 +146,10 @@ class RunState:
     def _translate(self, batch: int) -> None:
         entries = [self.corpus.entries[i] for i in self.batches[batch]]
         results, warnings = self.translator.translate(batch)
+        errors = {results[entry.key].get("error") for entry in entries}
+        if len(errors) == 1 and None not in errors:
+            where = next((r["traceback"] for r in results.values() if "traceback" in r), None)
+            self.batch_failures[batch] = BatchFailure(batch, len(entries), str(*errors), where)
         records = [
             build_record(
                 self.corpus.entries[index],

@@ -27,6 +27,7 @@ from pytest_mteval.methods.protocol import (
     RunConfig,
     TranslationMethod,
 )
+from pytest_mteval.run.method_traceback import describe
 from pytest_mteval.run.result_model import ResultProblem, cut_for_scoring, validate_result
 
 
@@ -94,6 +95,7 @@ class PendingBatch:
     timeout_s: float
     failure: str | None = None
     ticket: int | None = None  # the batch's number in a runner process (run/runner_client.py)
+    traceback: dict[str, str] | None = None  # where the method raised, with ``failure``
 
 
 def submit_batch(
@@ -109,6 +111,7 @@ def submit_batch(
         pending.future = runner.submit(coro, config.timeout_s)
     except Exception as exc:
         pending.failure = f"method raised {type(exc).__name__}: {exc}"
+        pending.traceback = describe(exc)
     return pending
 
 
@@ -118,7 +121,7 @@ def collect_batch(
     """Wait for a submitted batch; return one result per entry key, and batch warnings."""
     entries = pending.entries
     if pending.failure is not None:
-        return _all_failed(entries, pending.failure), []
+        return _all_failed(entries, pending.failure, pending.traceback), []
     if pending.future is None:
         return {}, []
     try:
@@ -131,7 +134,8 @@ def collect_batch(
         message = f"timeout: method did not return within {pending.timeout_s:g}s"
         return _all_failed(entries, message), []
     except Exception as exc:
-        return _all_failed(entries, f"method raised {type(exc).__name__}: {exc}"), []
+        message = f"method raised {type(exc).__name__}: {exc}"
+        return _all_failed(entries, message, describe(exc)), []
     return check_results(entries, raw, time.perf_counter() - pending.started)
 
 
@@ -201,10 +205,18 @@ def _failed(entry: Entry, message: str) -> MethodResult:
     return {"id": entry.id, "predicted": None, "error": message, "latency_s": None}
 
 
-def all_failed(entries: Sequence[Entry], message: str) -> dict[str, MethodResult]:
-    """Every entry of a batch failed with the same message."""
-    return _all_failed(entries, message)
+def all_failed(
+    entries: Sequence[Entry], message: str, where: dict[str, str] | None = None
+) -> dict[str, MethodResult]:
+    """Every entry of a batch failed with the same message (and traceback, when it raised)."""
+    return _all_failed(entries, message, where)
 
 
-def _all_failed(entries: Sequence[Entry], message: str) -> dict[str, MethodResult]:
-    return {e.key: _failed(e, message) for e in entries}
+def _all_failed(
+    entries: Sequence[Entry], message: str, where: dict[str, str] | None = None
+) -> dict[str, MethodResult]:
+    failed = {e.key: _failed(e, message) for e in entries}
+    if where is not None:
+        for result in failed.values():
+            result["traceback"] = where
+    return failed

@@ -174,9 +174,13 @@ def _copied_sources(answered: Sequence[EntryRecord], t: Thresholds) -> Flag | No
     ]
     if not copied or _share(len(copied), len(answered)) < t.copied_share:
         return None
+    recased = sum(1 for r in copied if normalize(_prediction(r)) != normalize(str(r["source"])))
+    how = "unchanged"  # a copy re-cased or re-spaced is a copy, and said to be one
+    if recased:
+        how += f" or changed only in case or spacing ({recased} of them)"
     return Flag(
         code="source_copied",
-        message=f"{len(copied)} of {len(answered)} answered entries return their source unchanged",
+        message=f"{len(copied)} of {len(answered)} answered entries return their source {how}",
         entry_ids=_ids(copied),
     )
 

@@ -19,6 +19,10 @@ from pytest_mteval.scoring import composite as scoring
 from pytest_mteval.scoring.comparable import Comparable, constant_statistic, entry_statistic
 
 COMPOSITE: Final = "composite"
+#: The fewest common entries a paired bootstrap may claim a significant change over. Over n
+#: entries it sees at most C(2n-1, n) distinct resamples (one entry: one resample, the entry
+#: itself, so every change looks significant); under 10, a change is "not testable".
+MIN_ENTRIES_FOR_SIGNIFICANCE: Final = 10
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,12 @@ def measure(
     derived: dict[str, stats.Derived] = {}
     if COMPOSITE in metrics and pairing.composite_metrics:
         derived[COMPOSITE] = _composite(pairing.profile, pairing.composite_metrics)
+    if test and len(pairing.common) < MIN_ENTRIES_FOR_SIGNIFICANCE:
+        test = False
+        pairing.notes.append(
+            f"significance not testable over {len(pairing.common)} common entries "
+            f"(a paired bootstrap needs at least {MIN_ENTRIES_FOR_SIGNIFICANCE})"
+        )
     if test:
         paired = stats.paired_bootstrap(
             base_stats,

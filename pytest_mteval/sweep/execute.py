@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_mteval.sweep.log_reason import log_reason
 from pytest_mteval.sweep.plan import Combination, SweepPlan
 from pytest_mteval.sweep.resume import reusable_card
 
@@ -140,8 +141,7 @@ async def _estimate_all(
         async with gate:
             code = await _pytest(options, args, log)
         if code not in (0, 5) or not target.is_file():  # 5: -k left nothing selected
-            tail = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
-            return f"run {combo.label} cannot start (exit {code}): " + " | ".join(tail)
+            return f"run {combo.label} cannot start (exit {code}): {log_reason(log)}"
         outcome.estimate = json.loads(target.read_text(encoding="utf-8"))
         return None
 
@@ -193,14 +193,16 @@ async def _run_all(
             f"cache_dir={plan.output / 'pytest-cache' / combo.label}",
             *options.extra_args,
         ]
+        log = plan.output / "logs" / f"{combo.label}.log"
         async with gate:
-            code = await _pytest(options, args, plan.output / "logs" / f"{combo.label}.log")
+            code = await _pytest(options, args, log)
         outcome.exit_code = code
         outcome.card = str(card) if card.is_file() else None
         outcome.status = {0: "passed", 1: "failed", 5: "nothing selected"}.get(code, "error")
         if outcome.status == "failed" and outcome.card is None:
             outcome.status = "error"
-        say(f"  {outcome.status:<8} {combo.label}  (exit {code})")
+        why = "" if outcome.status in ("passed", "nothing selected") else f": {log_reason(log)}"
+        say(f"  {outcome.status:<8} {combo.label}  (exit {code}){why}")
 
     await asyncio.gather(*(one(o) for o in pending))
 

@@ -11,6 +11,8 @@ declared exclusions, is one ordinary run with its own card::
     concurrency = 64                                  # requests in flight, whole sweep
     output = ".mteval/sweeps/naive"                   # default .mteval/sweeps/<file stem>
     repeats = 3                                       # each combination 3 times, cache off
+    baseline = ".mteval/baseline.json"                # gate each run (default: none, even
+                                                      # when the ini configures a gate)
 
     [axes]
     model = ["google/gemini-2.5-flash", "openai/gpt-4.1-mini"]
@@ -28,6 +30,7 @@ Axes ``model``, ``temperature``, ``condition`` and ``batch_size`` are harness op
 other axis (``prompt_version``, ``coaching``, ``tools``, ...) reaches the method as a method
 arg of that name, which the method must declare and interpret.
 
+Paths are relative to the sweep file; ``shipped:NAME`` names a corpus shipped with the package.
 With ``repeats = N`` (default 1) every combination runs N times, each repeat labelled
 ``<label>_r<i>`` and run with the translation cache off, so that the matrix shows each
 configuration's mean and spread (spec §1.3). Each run is labelled by the values of the axes
@@ -43,7 +46,7 @@ import itertools
 import re
 import tomllib
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +79,7 @@ class _Sweep(BaseModel):
     output: str | None = None
     name: str | None = None
     repeats: int = Field(default=1, ge=1, le=100)
+    baseline: str | None = None
 
     @field_validator("corpus", "method", mode="before")
     @classmethod
@@ -117,10 +121,13 @@ class Combination:
     #: repeats of one configuration share.
     repeat: int = 0
     configuration: str = ""
+    #: The sweep's baseline; "none": the ini's gate is not inherited (plugin/options.py).
+    baseline: str = "none"
 
     def pytest_args(self) -> list[str]:
         """The options of this run, in the order a person would type them."""
         args = [f"--mteval-corpus={self.corpus}", f"--mteval-method={self.method}"]
+        args.append(f"--mteval-baseline={self.baseline}")
         for axis, value in self.values.items():
             if axis in HARNESS_AXES:
                 args.append(f"{HARNESS_AXES[axis]}={_text(value)}")
@@ -171,6 +178,9 @@ def load_plan(path: Path, base: Path) -> SweepPlan:
             raise SweepError(f"{path}: exclude names unknown axes {sorted(unknown)}")
     combinations = []
     names = list(axes)
+    baseline = parsed.sweep.baseline or "none"
+    if baseline.lower() != "none":
+        baseline = str((folder / baseline).resolve())
     for values in itertools.product(*(axes[name] for name in names)):
         chosen = dict(zip(names, values, strict=True))
         if any(
@@ -181,10 +191,11 @@ def load_plan(path: Path, base: Path) -> SweepPlan:
         combinations.append(
             Combination(
                 label="",
-                corpus=(folder / corpus).resolve(),
+                corpus=_corpus_ref(corpus, folder),
                 method=_method_ref(method, folder),
                 values=chosen,
                 method_args=dict(parsed.method_args),
+                baseline=baseline,
             )
         )
     if not combinations:
@@ -203,6 +214,12 @@ def load_plan(path: Path, base: Path) -> SweepPlan:
 
 def _matches(chosen: dict[str, Scalar], rule: dict[str, Scalar]) -> bool:
     return all(_text(chosen[axis]) == _text(value) for axis, value in rule.items())
+
+
+def _corpus_ref(corpus: str, folder: Path) -> Path:
+    """A corpus file relative to the sweep file; ``shipped:NAME`` as it is (the run resolves
+    it, and its item ids name it so)."""
+    return Path(corpus) if corpus.startswith("shipped:") else (folder / corpus).resolve()
 
 
 def _method_ref(method: str, folder: Path) -> str:
@@ -228,7 +245,7 @@ def _labelled(combinations: list[Combination], axes: dict[str, list[Scalar]]) ->
         parts = []
         for name in varying:
             if name == "corpus":
-                parts.append(label_part(combo.corpus.stem))
+                parts.append(label_part(combo.corpus.stem.removeprefix("shipped:")))
             elif name == "method":
                 parts.append(label_part(Path(combo.method).name))
             else:
@@ -242,7 +259,7 @@ def _labelled(combinations: list[Combination], axes: dict[str, list[Scalar]]) ->
         while label in seen:
             label, count = f"{base}_{count}", count + 1
         seen.add(label)
-        out.append(Combination(label, combo.corpus, combo.method, combo.values, combo.method_args))
+        out.append(replace(combo, label=label))
     return out
 
 
