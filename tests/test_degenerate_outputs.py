@@ -92,10 +92,30 @@ def test_no_degenerate_output_beats_the_identity_floor(name, kind, picks, share,
         {p % len(corpus.entries): corpus.entries[p % len(corpus.entries)] for p in picks}.values()
     )
     hypothesis.assume(len(entries) >= 5)
+    # Known failure, pinned below: a one-word source cut short can share a letter with its
+    # one-word reference, and chrF++ (sacrebleu's, not ours to change) then scores it above
+    # the whole copy.
+    hypothesis.assume(not (name == VOCABULARY and kind.startswith("truncated")))
     floor = composite(metrics, entries, [e.source for e in entries])
     make = DEGENERATE[kind]
     outputs = [make(e, entries, share, count) for e in entries]
     assert composite(metrics, entries, outputs) <= floor + 1e-12, (name, kind)
+
+
+VOCABULARY = "eng-crk-morphodict-vocab"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open (issue 22): chrF++ rewards a cut one-word copy ('a' of 'and' against 'êkwa') "
+    "above the whole copy, and no other ingredient tells them apart",
+)
+def test_a_cut_one_word_copy_does_not_beat_the_identity_floor():
+    corpus, metrics = prepared(VOCABULARY)
+    wanted = ("about", "all", "also", "and", "back")
+    entries = [next(e for e in corpus.entries if e.source == s) for s in wanted]
+    floor = composite(metrics, entries, [e.source for e in entries])
+    assert composite(metrics, entries, [cut(e.source, 0.5) for e in entries]) <= floor
 
 
 def test_the_issues_first_word_upper_cased_method_falls_below_the_floor():

@@ -88,3 +88,27 @@ def test_resources_reject_a_wrong_analyzer_checksum_and_a_bad_character_set(tmp_
     )
     assert load_resources(listed).orthography is not None
     assert "É" in load_resources(listed).orthography.characters  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("source", "output", "counted"),
+    [
+        ("about Regina", "wayês Regina", "wayês"),  # the copied name counts neither way
+        ("about Regina", "ABOUT", None),  # a copy, upper-cased: every letter foreign
+        ("about Regina", "ab", None),  # a copy cut short
+        ("back", "asê back", "asê"),
+    ],
+)
+def test_text_copied_from_the_source_is_not_target_writing(
+    metric: OrthographicAccuracy, source: str, output: str, counted: str | None
+) -> None:
+    entry = load_corpus(VOCAB).entries[0].model_copy(update={"source": source})
+    row = metric.score_entry(entry, output)
+    if counted is None:  # nothing but the source's words: all its letters count against it
+        assert (row["orthography_letters"], row["orthography_valid_letters"]) == (
+            by_hand(output)[0],
+            0,
+        )
+        assert row["orthographic_accuracy"] == 0.0
+    else:
+        assert (row["orthography_letters"], row["orthography_valid_letters"]) == by_hand(counted)

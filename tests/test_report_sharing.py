@@ -1,9 +1,10 @@
 """Reports of entry items live to the session's end (pytest keeps every one for its summary),
-so what they carry is shared, not copied: one keywords mapping per entry, and the record
-itself rather than its JSON as well."""
+so what they carry is shared, not copied: one keywords mapping per entry, and no record at all
+(the run keeps it; tests/test_reports_carry_no_texts.py is why)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ IDENTITY = CORPORA.parent / "methods" / "identity"
 
 
 @pytest.mark.parametrize("workers", [["-p", "no:xdist"], ["-n", "2"]], ids=["n0", "n2"])
-def test_an_entrys_reports_share_its_keywords_and_hold_its_record_once(
+def test_an_entrys_reports_share_its_keywords_and_hold_no_record(
     pytester: pytest.Pytester, small_corpus: Path, workers: list[str]
 ) -> None:
     recorder = pytester.inline_run(
@@ -35,4 +36,6 @@ def test_an_entrys_reports_share_its_keywords_and_hold_its_record_once(
         if workers[0] == "-p":  # reports made in this process: one mapping for the three
             assert all(r.keywords is reports[0].keywords for r in reports)
         call = reports[1]
-        assert isinstance(call.mteval_record, dict)  # under xdist: parsed, the JSON dropped
+        assert not hasattr(call, "mteval_record")  # under xdist too: taken off once stored
+    card = json.loads((pytester.path / "card.json").read_text(encoding="utf-8"))
+    assert len(card["results"]) == 6  # the run got every record all the same
