@@ -18,6 +18,7 @@ import pytest_mteval
 from pytest_mteval.cards.baseline import BaselineError, load_baseline
 from pytest_mteval.cards.signing import SigningError, load_private_key
 from pytest_mteval.corpus import Corpus, CorpusError
+from pytest_mteval.corpus_tools.entry_ids import EntrySelectionError, selected_keys
 from pytest_mteval.errors import MtevalError, SettingsError, check_output_path
 from pytest_mteval.llm.pricing import PriceError, load_prices
 from pytest_mteval.methods.audit import AuditError, audit_method
@@ -233,14 +234,14 @@ def _selection(settings: Settings) -> MetricSelection:
 
 
 def only_entries(corpus: Corpus, ids: tuple[str, ...]) -> Corpus:
-    """``--mteval-entry ID``: exactly these entries (``-k entry-42`` also matches entry-420)."""
+    """``--mteval-entry ID``: exactly these entries (``-k entry-42`` also matches entry-420);
+    a range ``1-3`` or a list ``1-3,7`` as the reference harness takes them."""
     if not ids:
         return corpus
-    known = {entry.key for entry in corpus.entries}
-    unknown = [i for i in ids if i not in known]
-    if unknown:
-        raise SettingsError(f"--mteval-entry: no entry with id {unknown[0]!r} in {corpus.path}")
-    wanted = set(ids)
+    try:
+        wanted = selected_keys(ids, (entry.key for entry in corpus.entries))
+    except EntrySelectionError as exc:
+        raise SettingsError(f"--mteval-entry: {exc} in {corpus.path}") from None
     kept = tuple(entry for entry in corpus.entries if entry.key in wanted)
     return dataclasses.replace(corpus, entries=kept)
 

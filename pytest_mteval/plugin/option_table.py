@@ -47,7 +47,7 @@ LIST_OPTIONS: tuple[tuple[str, str], ...] = (
     ("domain", "only entries of this domain code (repeatable)"),
     ("difficulty", "only entries of this difficulty 1-5 (repeatable)"),
     ("gate", "METRIC:MAX_DROP, e.g. chrf_plus_plus:1.0 (repeatable)"),
-    ("entry", "only the entry with exactly this id (repeatable)"),
+    ("entry", "only the entry with this id, ids in a range 1-3, or a list 1-3,7 (repeatable)"),
     ("metrics", "only these optional metrics; 'default' and 'all' expand (repeatable)"),
     ("skip-metric", "leave out this optional metric (repeatable)"),
 )
