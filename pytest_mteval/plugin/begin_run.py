@@ -17,7 +17,7 @@ import pytest
 import pytest_mteval
 from pytest_mteval.cards.baseline import BaselineError, load_baseline
 from pytest_mteval.cards.signing import SigningError, load_private_key
-from pytest_mteval.corpus import Corpus, CorpusError
+from pytest_mteval.corpus import Corpus, CorpusError, FieldNames
 from pytest_mteval.corpus_tools.entry_ids import EntrySelectionError, selected_keys
 from pytest_mteval.errors import MtevalError, SettingsError, check_output_path
 from pytest_mteval.llm.pricing import PriceError, load_prices
@@ -85,7 +85,10 @@ def start_run(
         raise SettingsError("--mteval-corpus needs --mteval-method (a folder or a name)")
     _check_output_paths(settings)
     corpus = open_corpus(
-        settings.corpus.resolve(), settings.corpus_key_file, settings.corpus_key_env
+        settings.corpus.resolve(),
+        settings.corpus_key_file,
+        settings.corpus_key_env,
+        FieldNames(settings.source_field, settings.reference_field),
     ).filtered(settings.segments, settings.domains, settings.difficulties)
     corpus = only_entries(corpus, settings.entries)
     if not corpus.entries:

@@ -39,6 +39,8 @@ VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("corpus-key-file", "file holding an encrypted corpus's key (mteval corpus encrypt)", None),
     ("corpus-key-env", "environment variable holding the key of an encrypted corpus", None),
     ("sign-key", "Ed25519 private key (mteval keygen) that signs the run card", None),
+    ("source-field", "entry field read as the source (default source)", None),
+    ("reference-field", "entry field read as the reference (default reference; target)", None),
 )
 #: Options that may be given several times (and are space-separated lists as ini keys).
 LIST_OPTIONS: tuple[tuple[str, str], ...] = (
