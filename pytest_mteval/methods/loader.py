@@ -16,6 +16,8 @@ from typing import Any
 
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.methods.code_hash import code_record
+from pytest_mteval.methods.harness_manifest import shim_note
+from pytest_mteval.methods.harness_plugin import HarnessPluginMethod
 from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 
@@ -95,6 +97,10 @@ def load_folder(folder: Path, load: bool = True, distribution: str | None = None
         entry_point_file(folder, manifest)
         return MethodSource(name, folder, manifest, _runs_elsewhere, distribution, code)
     cls = _import_entry_point(folder, manifest)
+    if shim_note(manifest.model_extra):  # a reference-harness plugin, run through the shim
+        return MethodSource(
+            name, folder, manifest, lambda _c: HarnessPluginMethod(_build(cls)), distribution, code
+        )
     return MethodSource(name, folder, manifest, lambda _config: _build(cls), distribution, code)
 
 

@@ -8,12 +8,13 @@ dependencies and a mismatch is an error, never a warning.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from pytest_mteval.errors import MtevalError, read_json
 from pytest_mteval.languages import canonical
+from pytest_mteval.methods.harness_manifest import is_harness_manifest, mapped_manifest
 
 MethodClass = Literal["raw-llm", "coached-llm", "pipeline", "custom-plugin", "api", "human"]
 DependencyClass = Literal["S", "O", "A1", "A2", "X"]
@@ -140,7 +141,11 @@ class MethodCard(BaseModel):
 
 
 def load_manifest(path: Path) -> MethodManifest:
-    return _validated(MethodManifest, path)
+    """Our method.json, or a reference harness's mapped onto it (``harness_manifest.py``)."""
+    raw = _read_json(path)
+    if is_harness_manifest(raw):
+        raw = mapped_manifest(raw, get_args(MethodClass))
+    return _validated(MethodManifest, path, raw)
 
 
 def load_method_card(path: Path) -> MethodCard:
@@ -150,8 +155,8 @@ def load_method_card(path: Path) -> MethodCard:
 M = TypeVar("M", bound=BaseModel)
 
 
-def _validated(model: type[M], path: Path) -> M:
-    raw = _read_json(path)
+def _validated(model: type[M], path: Path, given: Any = None) -> M:
+    raw = _read_json(path) if given is None else given
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
