@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.foreign_view import read_verified
 from pytest_mteval.cards.verification_tier import (
     SIDECAR_SUFFIX,
     read_human_validation,
@@ -110,8 +111,7 @@ def build(paths: Sequence[Path], domain: str | None = None) -> Leaderboard:
     notes: list[str] = []
     for path in paths:
         try:
-            card = runcard.load(path)
-            runcard.verify(card, path)
+            card, _ = read_verified(path)  # a foreign card or report ranks marked as such
         except runcard.RunCardError as exc:
             refused.append(f"REFUSED {exc}")
             continue
