@@ -130,3 +130,25 @@ def test_a_plugin_reads_its_runconfig_fields_and_reports_costs(pytester: pytest.
     assert [r["cost_usd"] for r in rows] == [0.0015] * 5
     assert rows[0]["usage"] == {"prompt_tokens": 3, "completion_tokens": 4}
     assert card["totals"]["total_cost_usd"] == pytest.approx(0.0075)
+
+
+def test_a_completed_manifest_asks_for_the_shim(pytester: pytest.Pytester) -> None:
+    """Its method.json completed as ours: the method still reads its RunConfig's fields, which
+    only the shim gives (without it every entry errors, as the issue found)."""
+    plugin = copied_plugin(pytester.path)
+    raw = json.loads((plugin / "method.json").read_text(encoding="utf-8"))
+    completed = {**raw, "class": "custom-plugin", "supported_pairs": ["*"],
+                 "dependency_class": "S", "dependencies": []}  # fmt: skip
+    (plugin / "method.json").write_text(json.dumps(completed), encoding="utf-8")
+    args = (f"--mteval-corpus={SAMPLE}", f"--mteval-method={plugin}")
+    _, without = run_card(pytester, *args)
+    assert {r["error"] for r in without["results"]} == {
+        "method raised AttributeError: 'RunConfig' object has no attribute 'source_field'"
+    }
+    completed["compatibility"] = "reference-harness"
+    (plugin / "method.json").write_text(json.dumps(completed), encoding="utf-8")
+    (pytester.path / "card.json").unlink()
+    result, card = run_card(pytester, *args)
+    result.assert_outcomes(passed=5)
+    assert {r["error"] for r in card["results"]} == {None}
+    assert "its method.json declares its dependencies" in card["method"]["compatibility_shim"]

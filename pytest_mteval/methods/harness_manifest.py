@@ -19,6 +19,11 @@ SHIM_NOTE: Final = (
     "reference-harness plugin run through the compatibility shim (its method.json mapped, "
     "its RunConfig fields and result dicts adapted; no dependency declared: class S, offline)"
 )
+#: The note for a manifest of ours that asks for the shim.
+COMPLETED_NOTE: Final = (
+    "reference-harness method run through the compatibility shim (its RunConfig fields and "
+    "result dicts adapted; its method.json declares its dependencies)"
+)
 _OURS_ONLY: Final = ("dependency_class", "dependencies", "supported_pairs")
 
 
@@ -52,6 +57,12 @@ def mapped_manifest(raw: Mapping[str, Any], our_classes: Collection[str]) -> dic
 
 
 def shim_note(extra: Mapping[str, Any] | None) -> dict[str, str]:
-    """The card's ``compatibility_shim`` field for a manifest's extra fields, or nothing."""
-    note = (extra or {}).get("compatibility_shim")
+    """The card's ``compatibility_shim`` field for a manifest's extra fields, or nothing.
+
+    A manifest of ours (completed: dependencies declared) runs its method through the shim too
+    when it says ``"compatibility": "reference-harness"``."""
+    extra = extra or {}
+    note = extra.get("compatibility_shim")
+    if not isinstance(note, str) and extra.get("compatibility") == "reference-harness":
+        note = COMPLETED_NOTE
     return {"compatibility_shim": note} if isinstance(note, str) else {}
