@@ -1,0 +1,171 @@
+"""A BERT encoder's forward pass in numpy, up to one hidden layer, over many texts at once.
+
+Why numpy and not torch or ONNX Runtime: the semantic score needs the token vectors of one
+inner layer of a small encoder (multilingual-e5-small: 12 layers of width 384). A batched
+float32 pass over the dequantized weights is a handful of matrix products per layer, which
+numpy's BLAS does as fast as torch on a CPU, and the layers above the one matched are never
+computed. So the extra installs no deep-learning framework and no CUDA library.
+
+The computation is BERT's (Devlin et al., 2019) as Hugging Face's ``BertModel`` does it in
+eval mode: word + position + token-type(0) embeddings, layer norm; per layer, multi-head
+self-attention over the text's own tokens (padding masked), residual and layer norm, then a
+GELU (erf) feed-forward block, residual and layer norm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pytest_mteval.metrics.packed_model import PackedModel
+
+#: Texts per forward pass: big enough for BLAS, small enough that activations stay a few MB.
+BATCH = 64
+
+
+@dataclass(frozen=True)
+class Layer:
+    query: NDArray[np.float32]  # (hidden, hidden), applied as x @ W: transposed once on load
+    query_bias: NDArray[np.float32]
+    key: NDArray[np.float32]
+    key_bias: NDArray[np.float32]
+    value: NDArray[np.float32]
+    value_bias: NDArray[np.float32]
+    attention_out: NDArray[np.float32]
+    attention_out_bias: NDArray[np.float32]
+    attention_norm: tuple[NDArray[np.float32], NDArray[np.float32]]
+    intermediate: NDArray[np.float32]
+    intermediate_bias: NDArray[np.float32]
+    output: NDArray[np.float32]
+    output_bias: NDArray[np.float32]
+    output_norm: tuple[NDArray[np.float32], NDArray[np.float32]]
+
+
+class Encoder:
+    """The first ``depth`` layers of the packed model, dequantized once."""
+
+    def __init__(self, model: PackedModel, depth: int) -> None:
+        sizes = model.sizes
+        if not 0 <= depth <= sizes.layers:
+            raise ValueError(f"layer {depth} is not between 0 and {sizes.layers}")
+        self.model = model
+        self.depth = depth
+        self.heads = sizes.heads
+        self.epsilon = sizes.epsilon
+        self.positions = model.tensor("emb.pos", sizes.positions)
+        self.token_type = model.tensor("emb.type", sizes.token_types)[0]
+        self.embedding_norm = (model.tensor("emb.ln.w"), model.tensor("emb.ln.b"))
+        self.layers = [self._layer(model, i) for i in range(depth)]
+
+    @staticmethod
+    def _layer(model: PackedModel, i: int) -> Layer:
+        hidden, inner = model.sizes.hidden, model.sizes.feed_forward
+
+        def weight(name: str, rows: int) -> NDArray[np.float32]:
+            return np.ascontiguousarray(model.tensor(f"l{i}.{name}.w", rows).T)
+
+        def vector(name: str) -> NDArray[np.float32]:
+            return model.tensor(f"l{i}.{name}")
+
+        return Layer(
+            weight("q", hidden),
+            vector("q.b"),
+            weight("k", hidden),
+            vector("k.b"),
+            weight("v", hidden),
+            vector("v.b"),
+            weight("ao", hidden),
+            vector("ao.b"),
+            (vector("aln.w"), vector("aln.b")),
+            weight("fi", inner),
+            vector("fi.b"),
+            weight("fo", hidden),
+            vector("fo.b"),
+            (vector("oln.w"), vector("oln.b")),
+        )
+
+    def hidden_states(self, sequences: Sequence[Sequence[int]]) -> list[NDArray[np.float32]]:
+        """Each sequence's vectors at layer ``depth`` (one row per id), batched by length."""
+        order = sorted(range(len(sequences)), key=lambda i: len(sequences[i]))
+        out: list[NDArray[np.float32]] = [np.zeros((0, 0), np.float32)] * len(sequences)
+        for start in range(0, len(order), BATCH):
+            chunk = order[start : start + BATCH]
+            states = self._forward([sequences[i] for i in chunk])
+            for row, i in enumerate(chunk):
+                out[i] = states[row, : len(sequences[i])]
+        return out
+
+    def _forward(self, sequences: Sequence[Sequence[int]]) -> NDArray[np.float32]:
+        batch, length = len(sequences), max(len(s) for s in sequences)
+        ids = np.zeros((batch, length), np.int64)
+        mask = np.zeros((batch, length), bool)
+        for row, sequence in enumerate(sequences):
+            ids[row, : len(sequence)] = sequence
+            mask[row, : len(sequence)] = True
+        words = self.model.embedding_rows("emb.word", ids.reshape(-1)).reshape(batch, length, -1)
+        x = self._norm(words + self.positions[:length] + self.token_type, self.embedding_norm)
+        # padded keys get -inf before the softmax: no token attends to padding
+        blocked = np.where(mask, 0.0, -np.inf).astype(np.float32)[:, None, None, :]
+        for layer in self.layers:
+            x = self._layer_forward(layer, x, blocked)
+        return x
+
+    def _layer_forward(
+        self, layer: Layer, x: NDArray[np.float32], blocked: NDArray[np.float32]
+    ) -> NDArray[np.float32]:
+        batch, length, hidden = x.shape
+        size = hidden // self.heads
+
+        def heads(matrix: NDArray[np.float32]) -> NDArray[np.float32]:
+            return matrix.reshape(batch, length, self.heads, size).transpose(0, 2, 1, 3)
+
+        flat = x.reshape(batch * length, hidden)  # 2-D products: numpy's 3-D ones are slower
+        q = heads(flat @ layer.query + layer.query_bias)
+        k = heads(flat @ layer.key + layer.key_bias)
+        v = heads(flat @ layer.value + layer.value_bias)
+        logits = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(size)) + blocked
+        logits -= logits.max(axis=-1, keepdims=True)
+        weights = np.exp(logits)
+        weights /= weights.sum(axis=-1, keepdims=True)
+        context = (weights @ v).transpose(0, 2, 1, 3).reshape(batch * length, hidden)
+        attended = context @ layer.attention_out + layer.attention_out_bias
+        flat = self._norm(flat + attended, layer.attention_norm)
+        inner = _gelu(flat @ layer.intermediate + layer.intermediate_bias)
+        out = self._norm(flat + inner @ layer.output + layer.output_bias, layer.output_norm)
+        return out.reshape(batch, length, hidden)
+
+    def _norm(
+        self, x: NDArray[np.float32], affine: tuple[NDArray[np.float32], NDArray[np.float32]]
+    ) -> NDArray[np.float32]:
+        mean = x.mean(axis=-1, keepdims=True)
+        centered = x - mean
+        variance = (centered * centered).mean(axis=-1, keepdims=True)
+        scale, shift = affine
+        epsilon = np.float32(self.epsilon)
+        normed: NDArray[np.float32] = centered / np.sqrt(variance + epsilon) * scale + shift
+        return normed
+
+
+def _gelu(x: NDArray[np.float32]) -> NDArray[np.float32]:
+    """x * Phi(x), Phi from erf by Abramowitz & Stegun 7.1.26 (error below 1.5e-7), computed
+    in place: this is the pass's largest array, and numpy has no erf."""
+    z = np.abs(x)
+    z *= np.float32(1 / np.sqrt(2))
+    t = z * np.float32(0.3275911)
+    t += 1
+    np.reciprocal(t, out=t)
+    tail = t * np.float32(1.061405429)  # becomes 1 - erf(|x| / sqrt 2)
+    for coefficient in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        tail += np.float32(coefficient)
+        tail *= t
+    np.square(z, out=z)
+    np.negative(z, out=z)
+    np.exp(z, out=z)
+    tail *= z
+    tail *= np.float32(0.5)  # Phi(-|x|)
+    phi = np.where(x >= 0, 1 - tail, tail)
+    phi *= x
+    return phi
