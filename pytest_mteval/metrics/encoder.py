@@ -24,6 +24,9 @@ from pytest_mteval.metrics.packed_model import PackedModel
 
 #: Texts per forward pass: big enough for BLAS, small enough that activations stay a few MB.
 BATCH = 64
+#: Token rows per feed-forward step: its (rows x 1536) activations fit in a core's L2 cache,
+#: where the GELU's dozen element-wise passes are several times faster than from memory.
+ROWS = 256
 
 
 @dataclass(frozen=True)
@@ -99,43 +102,57 @@ class Encoder:
         return out
 
     def _forward(self, sequences: Sequence[Sequence[int]]) -> NDArray[np.float32]:
+        """The texts' tokens as one (tokens, hidden) matrix for every product, so padding
+        costs nothing there; attention alone sees them padded to (texts, length)."""
         batch, length = len(sequences), max(len(s) for s in sequences)
-        ids = np.zeros((batch, length), np.int64)
         mask = np.zeros((batch, length), bool)
         for row, sequence in enumerate(sequences):
-            ids[row, : len(sequence)] = sequence
             mask[row, : len(sequence)] = True
-        words = self.model.embedding_rows("emb.word", ids.reshape(-1)).reshape(batch, length, -1)
-        x = self._norm(words + self.positions[:length] + self.token_type, self.embedding_norm)
+        slots = np.flatnonzero(mask)  # where each real token sits in the padded layout
+        ids = np.fromiter((i for s in sequences for i in s), np.int64, len(slots))
+        positions = np.concatenate([np.arange(len(s)) for s in sequences])
+        words = self.model.embedding_rows("emb.word", ids)
+        x = self._norm(words + self.positions[positions] + self.token_type, self.embedding_norm)
         # padded keys get -inf before the softmax: no token attends to padding
         blocked = np.where(mask, 0.0, -np.inf).astype(np.float32)[:, None, None, :]
         for layer in self.layers:
-            x = self._layer_forward(layer, x, blocked)
-        return x
+            x = self._layer_forward(layer, x, slots, blocked)
+        padded = np.zeros((batch * length, x.shape[1]), np.float32)
+        padded[slots] = x
+        return padded.reshape(batch, length, -1)
 
     def _layer_forward(
-        self, layer: Layer, x: NDArray[np.float32], blocked: NDArray[np.float32]
+        self,
+        layer: Layer,
+        x: NDArray[np.float32],
+        slots: NDArray[np.intp],
+        blocked: NDArray[np.float32],
     ) -> NDArray[np.float32]:
-        batch, length, hidden = x.shape
+        batch, length = blocked.shape[0], blocked.shape[-1]
+        hidden = x.shape[1]
         size = hidden // self.heads
 
         def heads(matrix: NDArray[np.float32]) -> NDArray[np.float32]:
-            return matrix.reshape(batch, length, self.heads, size).transpose(0, 2, 1, 3)
+            padded = np.zeros((batch * length, hidden), np.float32)
+            padded[slots] = matrix
+            return padded.reshape(batch, length, self.heads, size).transpose(0, 2, 1, 3)
 
-        flat = x.reshape(batch * length, hidden)  # 2-D products: numpy's 3-D ones are slower
-        q = heads(flat @ layer.query + layer.query_bias)
-        k = heads(flat @ layer.key + layer.key_bias)
-        v = heads(flat @ layer.value + layer.value_bias)
+        q = heads(x @ layer.query + layer.query_bias)
+        k = heads(x @ layer.key + layer.key_bias)
+        v = heads(x @ layer.value + layer.value_bias)
         logits = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(size)) + blocked
         logits -= logits.max(axis=-1, keepdims=True)
         weights = np.exp(logits)
         weights /= weights.sum(axis=-1, keepdims=True)
-        context = (weights @ v).transpose(0, 2, 1, 3).reshape(batch * length, hidden)
+        context = (weights @ v).transpose(0, 2, 1, 3).reshape(batch * length, hidden)[slots]
         attended = context @ layer.attention_out + layer.attention_out_bias
-        flat = self._norm(flat + attended, layer.attention_norm)
-        inner = _gelu(flat @ layer.intermediate + layer.intermediate_bias)
-        out = self._norm(flat + inner @ layer.output + layer.output_bias, layer.output_norm)
-        return out.reshape(batch, length, hidden)
+        x = self._norm(x + attended, layer.attention_norm)
+        out = np.empty_like(x)
+        for start in range(0, len(x), ROWS):  # the 4x wider activations stay in the cache
+            rows = x[start : start + ROWS]
+            inner = _gelu(rows @ layer.intermediate + layer.intermediate_bias)
+            out[start : start + ROWS] = rows + inner @ layer.output + layer.output_bias
+        return self._norm(out, layer.output_norm)
 
     def _norm(
         self, x: NDArray[np.float32], affine: tuple[NDArray[np.float32], NDArray[np.float32]]

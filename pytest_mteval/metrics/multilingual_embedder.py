@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from functools import lru_cache
 from pathlib import Path
 
@@ -59,14 +60,27 @@ def _load(path: Path, layer: int) -> tuple[UnigramTokenizer, Encoder]:
     return UnigramTokenizer(model.vocabulary), Encoder(model, layer)
 
 
+def _blas_threads(threads: int | None) -> AbstractContextManager[object]:
+    """numpy's BLAS limited to ``threads`` (through threadpoolctl, part of the extra)."""
+    if threads is None or importlib.util.find_spec("threadpoolctl") is None:
+        return nullcontext()
+    limits: AbstractContextManager[object] = importlib.import_module(
+        "threadpoolctl"
+    ).threadpool_limits(limits=threads, user_api="blas")
+    return limits
+
+
 class MultilingualEmbedder:
     """Token vectors of one hidden layer of the packed e5 model, loaded on first use."""
 
     languages: frozenset[str] | None = XLMR_LANGUAGES
 
-    def __init__(self, model_path: Path, layer: int | None = None) -> None:
+    def __init__(self, model_path: Path, layer: int | None = None, threads: int | None = 1) -> None:
         self.model_path = model_path
         self.layer = layer
+        #: BLAS threads while scoring; None: BLAS's own default. One by default: xdist runs a
+        #: worker per core, and BLAS threads spinning beside them slow every worker down.
+        self.threads = threads
         self.name = f"{MODEL_NAME} bertscore-f1 layer {self.token_layer()}"
 
     def token_layer(self) -> int:
@@ -85,7 +99,9 @@ class MultilingualEmbedder:
     def embed_tokens(self, texts: Sequence[str]) -> list[NDArray[np.float32]]:
         """Each text's vectors at :meth:`token_layer`, without <s> and </s>."""
         _, encoder = _load(self.model_path, self.token_layer())
-        states = encoder.hidden_states(self.pieces(texts))
+        sequences = self.pieces(texts)
+        with _blas_threads(self.threads):
+            states = encoder.hidden_states(sequences)
         return [rows[1:-1] for rows in states]
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
