@@ -42,8 +42,8 @@ BATCH = 25
 class OldEmbedder:
     """The previous extra's token vectors: MiniLM's layer 3 through sentence-transformers."""
 
-    name = "all-MiniLM-L6-v2 layer 3 (old)"
-    languages = frozenset({"en"})
+    name: str = "all-MiniLM-L6-v2 layer 3 (old)"
+    languages: frozenset[str] | None = frozenset({"en"})
 
     def __init__(self) -> None:
         torch = importlib.import_module("torch")
