@@ -6,6 +6,7 @@ directly on the same weights (skipped without the extra, or without torch/transf
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +33,8 @@ from pytest_mteval.metrics.semantic import (
     bundled_embedder,
     cosine,
 )
+
+pytest_plugins = ["pytester"]
 
 REPO = Path(__file__).resolve().parents[1]
 FRA_ENG = REPO / "corpora" / "fra-eng-flores-devtest.json"
@@ -301,3 +304,39 @@ def test_one_model_per_process_and_targets_it_cannot_read() -> None:
     assert _load.cache_info().misses == loads
     for name in ("eng-sme-tatoeba-dev", "eng-crk-morphodict-vocab", "eng-sna-tatoeba-dev"):
         assert build(MetricContext(corpus=load_corpus(REPO / "corpora" / f"{name}.json"))) is None
+
+
+@needs_extra
+def test_a_french_target_in_sessions_serial_and_under_xdist(pytester: pytest.Pytester) -> None:
+    """eng->fra FLORES, the identity method: the card's per-entry scores are the same serial
+    and with two workers (each loads the model and scores its own batches), and equal the
+    metric's in-process scores of the same pairs."""
+    data = json.loads(ENG_FRA.read_text(encoding="utf-8"))
+    data["entries"] = data["entries"][:30]
+    corpus = pytester.path / "eng-fra-head.json"
+    corpus.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    cards = []
+    for workers in ([], ["-n", "2"]):
+        card = pytester.path / f"card{len(cards)}.json"
+        result = pytester.runpytest_subprocess(
+            f"--mteval-corpus={corpus}",
+            f"--mteval-method={REPO / 'methods' / 'identity'}",
+            "--mteval-batch-size=10",
+            "--mteval-metrics=default",
+            "--mteval-metrics=semantic",
+            f"--mteval-run-card={card}",
+            *workers,
+        )
+        assert result.ret == 0, result.stdout.str()[-2000:]
+        cards.append(json.loads(card.read_text(encoding="utf-8")))
+    serial, parallel = (
+        {str(row["entry_id"]): row["semantic_score"] for row in card["results"]} for card in cards
+    )
+    assert serial == parallel
+    metric = build(MetricContext(corpus=load_corpus(corpus)))
+    assert metric is not None
+    entries = load_corpus(corpus).entries
+    expected = metric.score_batch(entries, [e.source for e in entries])
+    by_id = {e.key: row["semantic_score"] for e, row in zip(entries, expected, strict=True)}
+    assert serial == pytest.approx(by_id, abs=2e-6)
+    assert cards[0]["scores"]["semantic_model"].endswith("bertscore-f1 layer 6")
