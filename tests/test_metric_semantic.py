@@ -264,6 +264,8 @@ def test_scores_match_bertscore_over_the_model_run_directly(corpus: Path) -> Non
         assert score == pytest.approx(2 * precision * recall / (precision + recall), abs=2e-6)
     assert scores[:4] == pytest.approx([1.0] * 4, abs=1e-6)
     assert max(scores[4:8]) < 0.8 < min(scores[:4])
+    blank = metric.score_batch(entries[:2], ["", " \t "])  # no tokens: nothing matches
+    assert [row["semantic_score"] for row in blank] == [0.0, 0.0]
 
 
 @needs_extra

@@ -1,10 +1,11 @@
 """A BERT encoder's forward pass in numpy, up to one hidden layer, over many texts at once.
 
-Why numpy and not torch or ONNX Runtime: the semantic score needs the token vectors of one
-inner layer of a small encoder (multilingual-e5-small: 12 layers of width 384). A batched
-float32 pass over the dequantized weights is a handful of matrix products per layer, which
-numpy's BLAS does as fast as torch on a CPU, and the layers above the one matched are never
-computed. So the extra installs no deep-learning framework and no CUDA library.
+Why numpy and not torch: the semantic score needs the token vectors of one inner layer of a
+small encoder (multilingual-e5-small: 12 layers of width 384). A batched float32 pass over the
+dequantized weights is a handful of matrix products per layer, which numpy's BLAS does about
+as fast per CPU second as torch did for the English MiniLM (``benchmarks/semantic_speed.py``),
+and the layers above the one matched are never computed. So the extra installs no
+deep-learning framework and no CUDA library (ONNX Runtime was not tried).
 
 The computation is BERT's (Devlin et al., 2019) as Hugging Face's ``BertModel`` does it in
 eval mode: word + position + token-type(0) embeddings, layer norm; per layer, multi-head

@@ -47,8 +47,11 @@ class UnigramTokenizer:
         return text.replace(" ", METASPACE)
 
     def pieces(self, text: str) -> list[int]:
-        """The ids of the most probable segmentation of ``text``."""
+        """The ids of the most probable segmentation of ``text`` (none for a blank text, as
+        SentencePiece gives: not a lone word-start marker that would match other texts)."""
         chars = self.normalized(text)
+        if not chars.strip(METASPACE):
+            return []
         n = len(chars)
         best = [float("-inf")] * (n + 1)
         best[0] = 0.0
