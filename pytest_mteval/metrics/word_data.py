@@ -12,7 +12,13 @@ unit); when the source language has no list, when it occurs once per million tar
 
 A word the source language's data does not know either (below ``SOURCE_WORD_ZIPF``) is not a
 source-language word: a scientific name, a coinage, a rare name or a typo, which the
-detector must not call untranslated text. Languages whose lists need a separate word
+detector must not call untranslated text.
+
+An acronym (two or more letters, all capitals: "DOJ", "GOP", "NJ") is judged by the same
+comparison although it is short and written like a name: the target language writes the
+acronyms it has borrowed ("USA", "EU", "FBI", "TV" are as frequent in German as in English),
+and one it does not use stands for words of the source that a translation expands or
+replaces ("DOJ" is "US-Justizministerium"). Languages whose lists need a separate word
 segmenter (Chinese, Japanese) are left to the corpus-based rules.
 """
 
@@ -49,6 +55,17 @@ class WordData:
         """Whether the source language's data hardly knows ``word`` (so it is not one of its
         words); False when the source language has no list."""
         return self.source is not None and self._zipf(word, self.source) < SOURCE_WORD_ZIPF
+
+    def unknown_acronym(self, word: str) -> bool:
+        """Whether ``word`` is an acronym (see :func:`is_acronym`) of the source language's
+        data that the target's data does not use as its own."""
+        return is_acronym(word) and not self.target_knows(word) and not self.foreign_to_source(word)
+
+
+def is_acronym(word: str) -> bool:
+    """Two or more letters, every one a capital ("NJ", "DOJ"; not "Dr", "I")."""
+    letters = [c for c in word if c.isalpha()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)
 
 
 def word_data(source_language: str, target_language: str) -> WordData | None:
