@@ -17,7 +17,7 @@ from conftest import DATA
 from pytest_mteval.corpus import Entry
 from pytest_mteval.metrics import leakage
 from pytest_mteval.metrics.text import folded_words
-from pytest_mteval.metrics.word_data import WordData, is_acronym, word_data
+from pytest_mteval.metrics.word_data import WordData, acronym_parts, is_acronym, word_data
 
 SXS = (
     DATA / "wmt23-sxs-mqm-ende-excerpt" / "sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv.tar.gz"
@@ -110,3 +110,33 @@ def test_an_acronym_the_corpus_translators_kept_is_the_targets():
     assert alone.leaked(output, entry) == ["DOJ"]  # capitalized and short, yet untranslated
     assert kept.leaked(output, entry) == []
     assert without_data.leaked(output, entry) == []  # no word data: the corpus rules decide
+
+
+def test_the_acronyms_that_hyphens_join_to_words():
+    words = ["GOP-Kontrolle", "US-Justizministerium", "Fast-Food", "E-Mail", "DOJ", "x-NJ-y"]
+    assert acronym_parts(words) == ["GOP", "US", "NJ"]
+
+
+def test_an_acronym_joined_by_a_hyphen_is_still_that_acronym():
+    pytest.importorskip("wordfreq")
+    # WMT23 en->de segment 71, the source's second sentence and GPT4-5shot_with_refA's; a
+    # rater marked "GOP-Kontrolle" as a source-language fragment there.
+    source = (
+        "While Biden and his fellow Democrats can't do much in the way of passing laws with "
+        "the GOP in control of the House, they can still spend the next two years setting an "
+        "example."
+    )
+    output = (
+        "Obwohl Biden und seine demokratischen Kollegen mit der GOP-Kontrolle des "
+        "Repräsentantenhauses nicht viel in Bezug auf Gesetzesverabschiedungen tun können, "
+        "können sie dennoch die nächsten zwei Jahre nutzen, um ein Beispiel zu setzen."
+    )
+    entry = Entry(id="71", source=source, reference="Obwohl Biden ...")
+    metric = leakage.CodeSwitching(None, frozenset(), frozenset(), word_data=word_data("en", "de"))
+    assert metric.leaked(leakage.words(output), entry) == ["GOP"]
+    # "US" joined the same way is an acronym German uses as its own
+    us = Entry(id="2", source="The US-led coalition met.", reference="Sie trafen sich.")
+    assert metric.leaked(leakage.words("Die US-geführte Koalition traf sich."), us) == []
+    # and an acronym joined to a word in the source is that acronym of the source
+    led = Entry(id="3", source="The DOJ-led inquiry ended.", reference="Sie endete.")
+    assert metric.leaked(leakage.words("Die vom DOJ geführte Untersuchung endete."), led) == ["DOJ"]

@@ -18,13 +18,17 @@ An acronym (two or more letters, all capitals: "DOJ", "GOP", "NJ") is judged by 
 comparison although it is short and written like a name: the target language writes the
 acronyms it has borrowed ("USA", "EU", "FBI", "TV" are as frequent in German as in English),
 and one it does not use stands for words of the source that a translation expands or
-replaces ("DOJ" is "US-Justizministerium"). Languages whose lists need a separate word
-segmenter (Chinese, Japanese) are left to the corpus-based rules.
+replaces ("DOJ" is "US-Justizministerium"). Joined to a word by a hyphen, as languages that
+write compounds as one word join it ("GOP-Kontrolle"), it is still that acronym.
+
+Languages whose lists need a separate word segmenter (Chinese, Japanese) are left to the
+corpus-based rules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from pytest_mteval.languages import canonical
@@ -90,3 +94,17 @@ def _zipf(word: str, language: str) -> float:
     import wordfreq
 
     return float(wordfreq.zipf_frequency(word, language))
+
+
+_HYPHEN = re.compile(r"[-\u2010\u2011]")
+
+
+def acronym_parts(words: Iterable[str]) -> list[str]:
+    """The acronyms that hyphens join to other words ("GOP" of "GOP-Kontrolle")."""
+    return [
+        part
+        for word in words
+        if _HYPHEN.search(word)
+        for part in _HYPHEN.split(word)
+        if is_acronym(part)
+    ]
