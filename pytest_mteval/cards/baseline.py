@@ -17,6 +17,11 @@ from typing import Any
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.coverage import is_partial
+from pytest_mteval.cards.foreign_card import (
+    foreign_comparable,
+    is_foreign_card,
+    verify_foreign_card,
+)
 from pytest_mteval.corpus import Corpus
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.run.state import BaselineLoad
@@ -36,7 +41,8 @@ class BaselineError(MtevalError):
 
 
 def read_run(path: Path) -> Comparable:
-    """A run card (verified) or a reference-harness report (re-scored), as a Comparable."""
+    """A run card (verified), a reference-harness report (re-scored) or a reference-harness
+    card (verified by its own rules, run-level scores only), as a Comparable."""
     try:
         raw = runcard.load(path)
     except runcard.RunCardError as exc:
@@ -52,6 +58,12 @@ def read_run(path: Path) -> Comparable:
             return from_harness_report(raw, str(path))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise BaselineError(f"{path}: malformed reference-harness report: {exc!r}") from None
+    if is_foreign_card(raw):  # the reference harness's own run card: its rules, its scores
+        try:
+            verify_foreign_card(raw, path)
+        except runcard.RunCardError as exc:
+            raise BaselineError(str(exc)) from None
+        return foreign_comparable(raw, str(path))
     if "results" not in raw or "run_card_hash" not in raw:
         raise BaselineError(
             f"{path}: neither a run card (results, run_card_hash) nor a reference-harness "

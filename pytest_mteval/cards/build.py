@@ -9,6 +9,7 @@ from pytest_mteval.cards.identity import identity_fields, system_prompt
 from pytest_mteval.cards.runcard import SPEC_ROW, SPEC_SCORES
 from pytest_mteval.corpus import Dataset
 from pytest_mteval.llm.cost import run_totals
+from pytest_mteval.methods.harness_manifest import shim_note
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.catalog import family_definitions
@@ -123,6 +124,7 @@ def build_card(
             "dependency_class": manifest.dependency_class if manifest else None,
             "run_config": public_config(config, secret_names(manifest)).to_json(),
             "fields": method_fields,
+            **shim_note(manifest.model_extra if manifest else None),
         },
         "method_card": method_card.model_dump(by_alias=True) if method_card else None,
         "signatures": sacre.signatures(),

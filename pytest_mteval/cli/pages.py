@@ -9,6 +9,7 @@ from typing import Any
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.baseline import BaselineError, read_run
+from pytest_mteval.cards.foreign_view import read_verified
 from pytest_mteval.cards.signing import load_public_key
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.reports import leaderboard
@@ -109,8 +110,7 @@ def run_report_command(args: argparse.Namespace) -> int:
     from pytest_mteval.reports.html_report import run_report  # matplotlib: imported when used
 
     try:
-        card = runcard.load(args.card)
-        runcard.verify(card, args.card)
+        card, _ = read_verified(args.card)  # a foreign card or report, marked as such
         baseline = read_run(args.baseline) if args.baseline is not None else None
     except (runcard.RunCardError, BaselineError) as exc:
         print(f"mteval report: {exc}", file=sys.stderr)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pytest_mteval.corpus import CorpusError, read_document
+from pytest_mteval.corpus import CorpusError, FieldNames, read_document
 from pytest_mteval.corpus_tools.entries import ENTRY_FIELDS, EntryBuilder, Skipped
 from pytest_mteval.corpus_tools.envelope import build_envelope, read_toml, toml_columns
 from pytest_mteval.corpus_tools.rows import (
@@ -91,7 +91,7 @@ def import_corpus(options: ImportOptions) -> ImportResult:
             options.inputs[0], options.inputs[1], options.encoding, options.max_bytes
         )
     elif fmt == "harness":
-        rows, base_envelope = _harness_rows(options.inputs[0])
+        rows, base_envelope = _harness_rows(options.inputs[0], _field_names(options.columns))
     else:
         path = options.inputs[0]
         text = read_text(path, options.encoding, options.max_bytes)
@@ -168,10 +168,17 @@ def _mapped(
         yield Row(row.where, cells, labels=labels, metadata=metadata)
 
 
-def _harness_rows(path: Path) -> tuple[list[Row], dict[str, Any]]:
-    """The reference harness's corpus shape, mapped by the loader (pytest_mteval.corpus)."""
-    raw, _, shape, _ = read_document(path)
-    if shape != "harness":
+def _field_names(columns: Mapping[str, tuple[str, ...]]) -> FieldNames:
+    """``--source-column``/``--reference-column`` name a harness corpus's fields."""
+    source, reference = columns.get("source") or ("source",), columns.get("reference")
+    return FieldNames(source[0], (reference or ("reference",))[0])
+
+
+def _harness_rows(path: Path, fields: FieldNames) -> tuple[list[Row], dict[str, Any]]:
+    """The reference harness's corpus shapes (its curated object, its flat list of entries
+    with ``target`` for the reference), mapped by the loader (pytest_mteval.corpus)."""
+    raw, _, shape, _ = read_document(path, fields)
+    if shape == "spec":
         raise CorpusError(
             f"{path}: already in the spec's envelope: lint it with mteval corpus lint"
         )

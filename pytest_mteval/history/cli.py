@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.foreign_view import read_verified
 from pytest_mteval.history.index import HistoryError, read_index, resolve_run
 from pytest_mteval.reports.terminal import summary_lines
 
@@ -81,8 +82,7 @@ def _row(r: dict[str, Any]) -> tuple[str, ...]:
 def _show(args: argparse.Namespace) -> int:
     try:
         path = resolve_run(args.dir, args.run_ref, Path.cwd())
-        card = runcard.load(path)
-        runcard.verify(card, path)
+        card, _ = read_verified(path)  # a foreign card or report is shown marked as such
         lines = summary_lines(card, str(path))
     except (HistoryError, runcard.RunCardError) as exc:
         print(f"mteval show: {exc}")

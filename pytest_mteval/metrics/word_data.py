@@ -12,13 +12,23 @@ unit); when the source language has no list, when it occurs once per million tar
 
 A word the source language's data does not know either (below ``SOURCE_WORD_ZIPF``) is not a
 source-language word: a scientific name, a coinage, a rare name or a typo, which the
-detector must not call untranslated text. Languages whose lists need a separate word
-segmenter (Chinese, Japanese) are left to the corpus-based rules.
+detector must not call untranslated text.
+
+An acronym (two or more letters, all capitals: "DOJ", "GOP", "NJ") is judged by the same
+comparison although it is short and written like a name: the target language writes the
+acronyms it has borrowed ("USA", "EU", "FBI", "TV" are as frequent in German as in English),
+and one it does not use stands for words of the source that a translation expands or
+replaces ("DOJ" is "US-Justizministerium"). Joined to a word by a hyphen, as languages that
+write compounds as one word join it ("GOP-Kontrolle"), it is still that acronym.
+
+Languages whose lists need a separate word segmenter (Chinese, Japanese) are left to the
+corpus-based rules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from pytest_mteval.languages import canonical
@@ -50,6 +60,17 @@ class WordData:
         words); False when the source language has no list."""
         return self.source is not None and self._zipf(word, self.source) < SOURCE_WORD_ZIPF
 
+    def unknown_acronym(self, word: str) -> bool:
+        """Whether ``word`` is an acronym (see :func:`is_acronym`) of the source language's
+        data that the target's data does not use as its own."""
+        return is_acronym(word) and not self.target_knows(word) and not self.foreign_to_source(word)
+
+
+def is_acronym(word: str) -> bool:
+    """Two or more letters, every one a capital ("NJ", "DOJ"; not "Dr", "I")."""
+    letters = [c for c in word if c.isalpha()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)
+
 
 def word_data(source_language: str, target_language: str) -> WordData | None:
     """The pair's word data, or None when wordfreq has no list for the target."""
@@ -73,3 +94,17 @@ def _zipf(word: str, language: str) -> float:
     import wordfreq
 
     return float(wordfreq.zipf_frequency(word, language))
+
+
+_HYPHEN = re.compile(r"[-\u2010\u2011]")
+
+
+def acronym_parts(words: Iterable[str]) -> list[str]:
+    """The acronyms that hyphens join to other words ("GOP" of "GOP-Kontrolle")."""
+    return [
+        part
+        for word in words
+        if _HYPHEN.search(word)
+        for part in _HYPHEN.split(word)
+        if is_acronym(part)
+    ]

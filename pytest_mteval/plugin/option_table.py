@@ -40,6 +40,8 @@ VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("corpus-key-file", "file holding an encrypted corpus's key (mteval corpus encrypt)", None),
     ("corpus-key-env", "environment variable holding the key of an encrypted corpus", None),
     ("sign-key", "Ed25519 private key (mteval keygen) that signs the run card", None),
+    ("source-field", "entry field read as the source (default source)", None),
+    ("reference-field", "entry field read as the reference (default reference; target)", None),
 )
 #: Options that may be given several times (and are space-separated lists as ini keys).
 LIST_OPTIONS: tuple[tuple[str, str], ...] = (
@@ -48,7 +50,7 @@ LIST_OPTIONS: tuple[tuple[str, str], ...] = (
     ("domain", "only entries of this domain code (repeatable)"),
     ("difficulty", "only entries of this difficulty 1-5 (repeatable)"),
     ("gate", "METRIC:MAX_DROP, e.g. chrf_plus_plus:1.0 (repeatable)"),
-    ("entry", "only the entry with exactly this id (repeatable)"),
+    ("entry", "only the entry with this id, ids in a range 1-3, or a list 1-3,7 (repeatable)"),
     ("metrics", "only these optional metrics; 'default' and 'all' expand (repeatable)"),
     ("skip-metric", "leave out this optional metric (repeatable)"),
 )

@@ -129,6 +129,8 @@ def read_settings(config: pytest.Config) -> Settings:
         corpus_key_env=value("corpus-key-env"),
         sign_key=path("sign-key"),
         scores_only=flag("scores-only"),
+        source_field=value("source-field") or "source",
+        reference_field=value("reference-field") or "reference",
     )
 
 

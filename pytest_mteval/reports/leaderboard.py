@@ -18,6 +18,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.foreign_view import read_verified
 from pytest_mteval.cards.verification_tier import SIDECAR_SUFFIX, verification_tiers
 from pytest_mteval.reports.board_rules import (
     OFFICIAL,
@@ -156,8 +157,7 @@ def build(
     notes: list[str] = []
     for path in paths:
         try:
-            card = runcard.load(path)
-            runcard.verify(card, path)
+            card, _ = read_verified(path)  # a foreign card or report ranks marked as such
         except runcard.RunCardError as exc:
             refused.append(f"REFUSED {exc}")
             continue

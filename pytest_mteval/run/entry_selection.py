@@ -15,8 +15,9 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any, Final
 
-from pytest_mteval.corpus import Corpus
+from pytest_mteval.corpus import Corpus, FieldNames
 from pytest_mteval.errors import SettingsError
+from pytest_mteval.run.entry_ids import EntrySelectionError, selected_keys
 from pytest_mteval.run.secret_corpus import open_corpus
 from pytest_mteval.run.settings import Settings
 
@@ -30,7 +31,10 @@ def run_corpus(settings: Settings) -> Corpus:
     unless activated, then the filters; refused when nothing is left."""
     assert settings.corpus is not None
     whole = open_corpus(
-        settings.corpus.resolve(), settings.corpus_key_file, settings.corpus_key_env
+        settings.corpus.resolve(),
+        settings.corpus_key_file,
+        settings.corpus_key_env,
+        FieldNames(settings.source_field, settings.reference_field),
     )
     corpus = reserved_left_out(whole, settings.segments, settings.activate_held_out)
     corpus = corpus.filtered(settings.segments, settings.domains, settings.difficulties)
@@ -43,14 +47,14 @@ def run_corpus(settings: Settings) -> Corpus:
 
 
 def only_entries(corpus: Corpus, ids: tuple[str, ...]) -> Corpus:
-    """``--mteval-entry ID``: exactly these entries (``-k entry-42`` also matches entry-420)."""
+    """``--mteval-entry ID``: exactly these entries (``-k entry-42`` also matches entry-420);
+    a range ``1-3`` or a list ``1-3,7`` as the reference harness takes them."""
     if not ids:
         return corpus
-    known = {entry.key for entry in corpus.entries}
-    unknown = [i for i in ids if i not in known]
-    if unknown:
-        raise SettingsError(f"--mteval-entry: no entry with id {unknown[0]!r} in {corpus.path}")
-    wanted = set(ids)
+    try:
+        wanted = selected_keys(ids, (entry.key for entry in corpus.entries))
+    except EntrySelectionError as exc:
+        raise SettingsError(f"--mteval-entry: {exc} in {corpus.path}") from None
     kept = tuple(entry for entry in corpus.entries if entry.key in wanted)
     return dataclasses.replace(corpus, entries=kept)
 

@@ -27,7 +27,7 @@ from typing import Final
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from pytest_mteval.corpus import Corpus, CorpusError, load_corpus, parse_corpus
+from pytest_mteval.corpus import Corpus, CorpusError, FieldNames, load_corpus, parse_corpus
 
 MAGIC: Final = b"MTEVCORP"
 VERSION: Final = 1
@@ -111,8 +111,14 @@ def decrypt(data: bytes, key: bytes, where: str) -> bytes:
         raise CorpusError(f"{where}: cannot decrypt: wrong key, or the file was altered") from None
 
 
-def open_corpus(path: Path, key_file: Path | None = None, key_env: str | None = None) -> Corpus:
-    """A corpus in the clear or encrypted; an encrypted one is decrypted in memory only."""
+def open_corpus(
+    path: Path,
+    key_file: Path | None = None,
+    key_env: str | None = None,
+    fields: FieldNames | None = None,
+) -> Corpus:
+    """A corpus in the clear or encrypted; an encrypted one is decrypted in memory only.
+    ``fields``: the entry fields read as source and reference (``--mteval-source-field``)."""
     keyed = key_file is not None or key_env is not None
     try:
         with path.open("rb") as handle:
@@ -125,7 +131,7 @@ def open_corpus(path: Path, key_file: Path | None = None, key_env: str | None = 
                 f"{path}: a corpus key was given but the corpus is not encrypted "
                 "(encrypt it with `mteval corpus encrypt`, or drop the key option)"
             )
-        return load_corpus(path)
+        return load_corpus(path, fields)
     if not keyed:
         raise CorpusKeyError(
             f"{path}: the corpus is encrypted: give --mteval-corpus-key-file or "
@@ -136,4 +142,4 @@ def open_corpus(path: Path, key_file: Path | None = None, key_env: str | None = 
         data = path.read_bytes()
     except OSError as exc:
         raise CorpusError(f"{path}: cannot read corpus file: {exc.strerror or exc}") from None
-    return parse_corpus(path, decrypt(data, key, str(path)))
+    return parse_corpus(path, decrypt(data, key, str(path)), fields)

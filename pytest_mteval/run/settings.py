@@ -68,6 +68,9 @@ class Settings:
     corpus_key_env: str | None = None
     sign_key: Path | None = None
     scores_only: bool = False
+    #: The entry fields read as source and reference (``--mteval-source-field``...).
+    source_field: str = "source"
+    reference_field: str = "reference"
 
     def with_metric_gates(self) -> Settings:
         """The ``--mteval-gate`` metrics checked against every registered definition, plugins'

@@ -54,12 +54,17 @@ class Comparable:
     hallucinated: frozenset[str] = frozenset()
     reported_only: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: Run-level scores only, no entries (a foreign card): compared with a run of the same
+    #: data at the run level, never paired per entry (``scoring/pairing.py``).
+    aggregate_only: bool = False
 
     def available(self) -> set[str]:
         """The registered metrics this run has a value for."""
         return {name for name in catalog.names() if self.metrics.get(name) is not None}
 
     def describe(self) -> str:
+        if self.aggregate_only:
+            return f"{self.path} ({self.origin}, {self.label}, run-level scores only)"
         return f"{self.path} ({self.origin}, {self.label}, {len(self.rows)} entries)"
 
 

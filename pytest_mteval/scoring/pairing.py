@@ -23,6 +23,8 @@ COMPOSITE: Final = "composite"
 #: entries it sees at most C(2n-1, n) distinct resamples (one entry: one resample, the entry
 #: itself, so every change looks significant); under 10, a change is "not testable".
 MIN_ENTRIES_FOR_SIGNIFICANCE: Final = 10
+#: The row of an entry a run-level-only run does not have (no per-entry statistics).
+_NO_ROW: Final[EntryRecord] = {}  # type: ignore[typeddict-item]
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,10 @@ def pair(baseline: Comparable, current: Comparable) -> Pairing:
         common.append(key)
     if changed:
         notes.append(f"{changed} entries whose source or reference changed are left out")
-    if len(common) != len(current.rows) or len(common) != len(baseline.rows):
+    if baseline.aggregate_only or current.aggregate_only:
+        # a foreign card has no entries: the other run's entries stand for the same data
+        common = list((current if baseline.aggregate_only else baseline).rows) if same_data else []
+    elif len(common) != len(current.rows) or len(common) != len(baseline.rows):
         notes.append(
             f"compared over the {len(common)} entries both runs scored "
             f"(baseline {len(baseline.rows)}, now {len(current.rows)})"
@@ -121,14 +126,16 @@ def measure(
     out = {m: Measure(m, None, None, None, None, None, None) for m in metrics}
     if not pairing.common or not inputs:
         return out
-    base_rows = [baseline.rows[k] for k in pairing.common]
-    now_rows = [current.rows[k] for k in pairing.common]
+    base_rows = [baseline.rows.get(k) or _NO_ROW for k in pairing.common]
+    now_rows = [current.rows.get(k) or _NO_ROW for k in pairing.common]
+    run_level = baseline.aggregate_only or current.aggregate_only  # nothing to pair or test
+    test = test and not run_level
     base_stats, now_stats, fixed = _statistics(inputs, baseline, current, base_rows, now_rows)
     if fixed:
         pairing.notes.append(
             "held at their run-level values, not resampled: " + ", ".join(sorted(fixed))
         )
-    left_out = [m for m in pairing.composite_metrics if m in fixed]
+    left_out = [] if run_level else [m for m in pairing.composite_metrics if m in fixed]
     if left_out:
         pairing.composite_metrics = [m for m in pairing.composite_metrics if m not in fixed]
         pairing.notes.append(
@@ -185,8 +192,16 @@ def _statistics(
     now: dict[str, stats.Statistic] = {}
     fixed: set[str] = set()
     for name in names:
-        b = entry_statistic(name, base_rows, baseline.hallucinated)
-        c = entry_statistic(name, now_rows, current.hallucinated)
+        b = (
+            None
+            if baseline.aggregate_only
+            else entry_statistic(name, base_rows, baseline.hallucinated)
+        )
+        c = (
+            None
+            if current.aggregate_only
+            else entry_statistic(name, now_rows, current.hallucinated)
+        )
         if b is None or c is None:
             fixed.add(name)
             b = constant_statistic(_value(baseline, name), len(base_rows))

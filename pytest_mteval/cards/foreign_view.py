@@ -1,0 +1,172 @@
+"""The reference harness's run cards and run reports as the pages and commands read our cards:
+``mteval verify``, ``show``, ``report`` and ``leaderboard`` take either.
+
+A foreign file is verified by its own rules (a card: its run_card_hash and fingerprint, see
+``foreign_card.py``; a report, which carries no hash: its own corpus chrF++ must agree with its
+predictions re-scored by our code), then read as a view in our card's shape. The view is
+marked wherever it is shown: ``[foreign ...]`` after the method's name, a ``foreign`` flag,
+and a ``foreign`` block naming its origin. Scores are ours where we can compute them (a
+report's, re-scored from its predictions; a card's composite, recomputed from its metrics).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from pytest_mteval.cards import runcard
+from pytest_mteval.cards.foreign_card import (
+    ORIGIN,
+    foreign_composite,
+    foreign_metrics,
+    is_foreign_card,
+    verify_foreign_card,
+)
+from pytest_mteval.scoring import composite as scoring
+from pytest_mteval.scoring.comparable import from_harness_report, is_harness_report
+
+REPORT_ORIGIN: Final = "foreign report (reference harness)"
+#: A report's own corpus chrF++ is rounded; more than this from ours means it is not its own.
+_ROUNDING: Final = 0.01
+
+
+def read_verified(path: Path) -> tuple[dict[str, Any], str | None]:
+    """Our card (verified), or a foreign card or report (verified by its rules) as a view;
+    with the line saying what was verified for a foreign file (None for ours)."""
+    raw = runcard.load(path)
+    if is_foreign_card(raw):
+        verify_foreign_card(raw, path)
+        line = (
+            f"{ORIGIN} {raw['harness_version']}: its run_card_hash and fingerprint verify "
+            f"({raw['run_card_hash'][:12]}); run-level scores only, no per-entry results"
+        )
+        return card_view(raw), line
+    if is_harness_report(raw):
+        view = report_view(raw, path)
+        return view, (
+            f"{REPORT_ORIGIN}: no run_card_hash to check (its reports carry none); its "
+            f"{len(view['results'])} predictions re-scored by our code agree with its own "
+            f"corpus chrF++ ({view['foreign']['reported_chrf']:.2f})"
+        )
+    runcard.verify(raw, path)
+    return raw, None
+
+
+#: The fields a foreign card holds as ours do.
+_IDENTITY: Final = (
+    *("run_id", "timestamp", "model_slug", "model_id", "condition", "temperature"),
+    *("harness_version", "batch_size", "run_card_hash"),
+)
+_LATENCIES: Final = ("median_latency_seconds", "p95_latency_seconds", "avg_latency_seconds")
+
+
+def _marked(origin: str, name: str, **foreign: Any) -> dict[str, Any]:
+    note = f"{origin}: read through the compatibility view, not a pytest-mteval run card"
+    return {
+        "method": {"name": f"{name} [{origin}]", "dependency_class": None},
+        "method_card": None,
+        "flags": [{"code": "foreign", "message": note, "entry_ids": []}],
+        "foreign": {"origin": origin, "note": note, **foreign},
+    }
+
+
+def card_view(card: Mapping[str, Any]) -> dict[str, Any]:
+    """A verified foreign card in our card's shape (no results)."""
+    scores: Mapping[str, Any] = card["scores"]
+    dataset: Mapping[str, Any] = card["dataset"]
+    public = card.get("method_card") if isinstance(card.get("method_card"), dict) else {}
+    name = str((public or {}).get("name") or card["model_slug"])
+    numbers = {k: scores.get(k) for k in ("errors", "total", "quality_tier")}
+    latency = {k: scores.get(k) for k in _LATENCIES}
+    return {
+        **{k: card.get(k) for k in _IDENTITY},
+        "dataset": {
+            **{k: dataset.get(k) for k in ("id", "version", "language_pair", "sha256")},
+            "entry_count": int(dataset.get("entry_count") or scores.get("total") or 0),
+            "license": card.get("corpus_license"),
+        },
+        **_marked(ORIGIN, name),
+        "scores": {
+            **foreign_metrics(card),
+            **numbers,
+            **latency,
+            "composite": foreign_composite(card),
+            "scoring_profile": scoring.PROFILE_B,
+            "reported_composite": scores.get("composite"),
+        },
+        "totals": dict(card.get("totals") or {}),
+        "results": [],
+    }
+
+
+def report_view(report: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    """A foreign report re-scored by our code in our card's shape (with its entries);
+    RunCardError when it is malformed or its own chrF++ is not that of its predictions."""
+    entries = report.get("entries")
+    if not isinstance(entries, list) or not all(isinstance(e, dict) and "id" in e for e in entries):
+        raise runcard.RunCardError(f"{path}: malformed reference-harness report: entries[]")
+    try:
+        run = from_harness_report(report, str(path))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise runcard.RunCardError(f"{path}: malformed reference-harness report: {exc!r}") from None
+    overall: Mapping[str, Any] = report.get("overall") or {}
+    theirs, ours = overall.get("corpus_chrf"), run.metrics.get("chrf_plus_plus")
+    if not isinstance(theirs, int | float) or ours is None or abs(theirs - ours) > _ROUNDING:
+        raise runcard.RunCardError(
+            f"{path}: its own corpus chrF++ {theirs!r} is not that of its predictions "
+            f"re-scored by our code ({ours!r}): edited, or not its own entries"
+        )
+    config: Mapping[str, Any] = report.get("config") or {}
+    rows: list[dict[str, Any]] = [
+        {k: v for k, v in row.items() if k != "stats"} for row in run.rows.values()
+    ]
+    latencies = sorted(float(r["latency_s"]) for r in rows if _is_number(r.get("latency_s")))
+    run_id = str(report.get("run_id") or path.stem)
+    corpus = str(config.get("corpus_path") or "")
+    return {
+        "run_id": run_id,
+        "timestamp": _timestamp(run_id),
+        "model_slug": str(config.get("model") or "?"),
+        "model_id": config.get("_model_id") or config.get("model"),
+        "condition": str(config.get("prompt_version") or "?"),
+        "temperature": config.get("temperature"),
+        "run_card_hash": None,
+        "dataset": {
+            "id": str(config.get("dataset_id") or Path(corpus).stem or "?"),
+            "version": "unrecorded",
+            "language_pair": f"{config.get('source_lang') or '?'}>"
+            f"{config.get('target_lang') or '?'}",
+            "sha256": "unrecorded",  # a reference-harness report records none
+            "entry_count": len(rows),
+            "path": corpus,
+        },
+        **_marked(REPORT_ORIGIN, str(config.get("model") or run_id), reported_chrf=float(theirs)),
+        "scores": {
+            **run.metrics,
+            "composite": run.composite,
+            "scoring_profile": run.profile,
+            "errors": sum(1 for r in rows if r.get("error") is not None),
+            "total": len(rows),
+            "median_latency_seconds": statistics.median(latencies) if latencies else None,
+            "p95_latency_seconds": latencies[int(0.95 * (len(latencies) - 1))]
+            if latencies
+            else None,
+        },
+        "totals": {"total_cost_usd": sum(float(r.get("cost_usd") or 0.0) for r in rows)},
+        "results": rows,
+    }
+
+
+def _timestamp(run_id: str) -> str:
+    """``run_20260612_124749_...`` -> ``2026-06-12T12:47:49`` (its reports keep no other)."""
+    parts = run_id.split("_")
+    if len(parts) > 2 and parts[1].isdigit() and parts[2].isdigit() and len(parts[1]) == 8:
+        d, t = parts[1], parts[2]
+        return f"{d[:4]}-{d[4:6]}-{d[6:]}T{t[:2]}:{t[2:4]}:{t[4:6]}"
+    return "unknown"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
