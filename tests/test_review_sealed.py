@@ -241,3 +241,17 @@ def test_gold_run_open_ingest_leaderboard_is_community_validated(gold, tmp_path,
     done = mteval("review", "ingest", gold.card_path, other, b, "--sample", kept)
     assert done.returncode == 1
     assert "is not in the sample" in done.stdout
+
+
+def test_a_sample_too_small_to_validate_is_not_sealed_and_the_card_says_why(gold, tmp_path):
+    key = gold.keys / "steward.pub"
+    done = session(
+        tmp_path, gold.corpus, f"--mteval-review-sample-key={key}", "--mteval-review-sample-size=5"
+    )
+    assert "review sample    NOT SEALED" in done.stdout
+    assert not list(tmp_path.glob("*.sealed"))
+    card = runcard.load(tmp_path / "card.json")
+    [flag] = [f for f in card["flags"] if f["code"] == "review_sample_not_written"]
+    assert "needs at least 30 entries" in flag["message"]
+    assert "review_sample" not in card
+    assert main(["verify", str(tmp_path / "card.json")]) == 0
