@@ -6,6 +6,8 @@ the card's hash, the size and the seed, ingest re-draws the sample from the card
 checks the record's entries against the draw (so a record cannot pick its entries either),
 and a sample smaller than the threshold's entries is refused when drawn and when ingested
 (so ``-n 1`` cannot stand for a review). Coverage is counted against the recorded size.
+The record's ``card_hash`` is the hash the sample was drawn with (``sample.drawing_hash``):
+the card's own, or, on a secret run's card, its hash before the sealed sample was recorded.
 """
 
 from __future__ import annotations
