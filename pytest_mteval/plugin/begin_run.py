@@ -41,6 +41,7 @@ from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionError
 from pytest_mteval.plugin.method_checks import check_method, check_method_fields
 from pytest_mteval.plugin.options import read_settings
+from pytest_mteval.review.sealed_box import load_public_key as load_steward_key
 from pytest_mteval.run.cache import TranslationCache, fingerprint_components, method_fingerprint
 from pytest_mteval.run.entry_selection import run_corpus
 from pytest_mteval.run.isolation import start_isolation
@@ -94,6 +95,8 @@ def start_run(
     # only the controller seals cards: an xdist worker, where methods run, never holds the key
     on_worker = hasattr(config, "workerinput")
     signer = load_private_key(settings.sign_key) if settings.sign_key and not on_worker else None
+    steward = settings.review_sample_key if not on_worker else None
+    steward_key = load_steward_key(steward) if steward else None  # a bad key refuses the run
     in_process = settings.runner == "inprocess"
     secrecy = secrecy_of(corpus, settings.scores_only)
     if in_process:
@@ -142,6 +145,7 @@ def start_run(
     )
     state.secrecy = secrecy
     state.audit, state.signer, state.card_path_existed = audit, signer, existed
+    state.steward_key = steward_key
     preflight = _runs_here(config, settings)
     workerinput = getattr(config, "workerinput", None)
     state.isolation = start_isolation(state, config.rootpath, workerinput, preflight=preflight)

@@ -23,6 +23,7 @@ from pytest_mteval.methods.audit import audit_flags
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import MethodResult
 from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.review.sealed_sample import seal_review_sample
 from pytest_mteval.run.cache import cache_totals
 from pytest_mteval.run.ledger import incompleteness
 from pytest_mteval.run.record import build_record
@@ -38,6 +39,7 @@ class FinishedRun:
     verdict: GateVerdict
     report_path: str | None = None
     planted: bool = False  # someone else created the card path during the run
+    review_sample: Path | None = None  # a secret run's sample, sealed to the steward
     problem: str | None = None
 
     @property
@@ -100,8 +102,12 @@ def finish_run(
     if state.secrecy.withheld:
         redact_card(card, state.secrecy, records)
     check_before_sealing(card)  # RunCardError: a card that fails its own schema is not sealed
+    review = None
     try:
         seal(card)
+        if state.steward_key is not None and state.secrecy.withheld:
+            size = state.settings.review_sample_size
+            review = seal_review_sample(card, records, state.steward_key, target.parent, size)
         if state.signer is not None:
             sign(card, state.signer)
         path = write_new(card, target)
@@ -118,7 +124,7 @@ def finish_run(
         report = write_run_report(
             card, state.settings.html, state.baseline, state.settings.entry_gate
         )
-    return FinishedRun(card, path, verdict, report, planted)
+    return FinishedRun(card, path, verdict, report, planted, review_sample=review)
 
 
 def _filters(state: RunState) -> list[str]:

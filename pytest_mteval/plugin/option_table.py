@@ -42,6 +42,8 @@ VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("sign-key", "Ed25519 private key (mteval keygen) that signs the run card", None),
     ("source-field", "entry field read as the source (default source)", None),
     ("reference-field", "entry field read as the reference (default reference; target)", None),
+    ("review-sample-key", "secret runs: seal a review sample to this steward X25519 key", None),
+    ("review-sample-size", "entries in that sealed review sample (default 50)", "50"),
 )
 #: Options that may be given several times (and are space-separated lists as ini keys).
 LIST_OPTIONS: tuple[tuple[str, str], ...] = (

@@ -75,6 +75,7 @@ def read_settings(config: pytest.Config) -> Settings:
     except GateOptionError as exc:
         raise SettingsError(f"mteval gate option: {exc}") from None
     raw_keep = value("keep-runs")
+    raw_size = value("review-sample-size") or "50"
     raw_runtime = value("runtime")
     if no_gate and config.getoption(_dest("update-baseline")):
         raise SettingsError("--mteval-update-baseline needs a baseline path, not 'none'")
@@ -128,6 +129,8 @@ def read_settings(config: pytest.Config) -> Settings:
         corpus_key_file=path("corpus-key-file"),
         corpus_key_env=value("corpus-key-env"),
         sign_key=path("sign-key"),
+        review_sample_key=path("review-sample-key"),
+        review_sample_size=_number(int, "review-sample-size", raw_size, 1, None),
         scores_only=flag("scores-only"),
         source_field=value("source-field") or "source",
         reference_field=value("reference-field") or "reference",

@@ -34,6 +34,8 @@ def write_summary(run: Evaluation, terminalreporter: Any) -> None:
             terminalreporter.write_line(line)
     if finished.report_path is not None:
         terminalreporter.write_line(f"html report {finished.report_path}")
+    for line in review_sample_lines(run):
+        terminalreporter.write_line(line)
     if settings.no_gate and not run.gated():
         terminalreporter.write_line(
             "gate             off (--mteval-baseline=none: the ini's gate is not applied)"
@@ -51,3 +53,20 @@ def write_summary(run: Evaluation, terminalreporter: Any) -> None:
         terminalreporter.write_line(line)
     if run.baseline_update is not None:
         terminalreporter.write_line(f"baseline {baseline_message(run.baseline_update)}")
+
+
+def review_sample_lines(run: Evaluation) -> list[str]:
+    """Where a secret run's sealed review sample went (names and key ids only, no text)."""
+    finished, state = run.finished, run.state
+    if finished is None or state.settings.review_sample_key is None:
+        return []
+    if not state.secrecy.withheld:
+        return ["review sample    not sealed: the run is not secret (use mteval review sample)"]
+    block = finished.card.get("review_sample")
+    if finished.review_sample is None or not isinstance(block, dict):
+        return ["review sample    NOT SEALED: see the card's flag review_sample_not_written"]
+    key = str(block.get("sealed_to_key_sha256"))[:16]
+    return [
+        f"review sample    {block.get('entries')} entries sealed to steward key {key}…: "
+        f"{finished.review_sample}"
+    ]

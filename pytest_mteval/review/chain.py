@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.review.sample import SampleError, answered_rows, draw
+from pytest_mteval.review.sample import SampleError, answered_rows, draw, drawing_hash
 from pytest_mteval.scoring.composite import CANDIDATE_LABEL
 
 VALIDATED_SUFFIX: Final = " (community validated)"
@@ -66,6 +66,10 @@ def verify_chain(card: Mapping[str, Any], path: Path) -> None:
     """Rebuild the parent of a validated card and check its hash and the tier's label."""
     block = card.get("human_validation")
     if not isinstance(block, Mapping):
+        try:
+            drawing_hash(card)  # a sealed review sample's block names the card it was drawn from
+        except SampleError as exc:
+            raise runcard.RunCardError(f"{path}: {exc}") from None
         return
     extends = block.get("extends") or {}
     parent = copy.deepcopy(dict(card))

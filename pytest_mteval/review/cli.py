@@ -1,4 +1,5 @@
-"""``mteval review sample`` and ``mteval review ingest``: the human-validation round trip."""
+"""``mteval review sample`` and ``mteval review ingest``: the human-validation round trip
+(a secret run's sealed sample: ``review keygen`` and ``review open``, in ``open_cli``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.review import chain, form, ingest, record, sample
+from pytest_mteval.review import chain, ingest, sample
+from pytest_mteval.review.open_cli import add_steward_commands, write_sheets
+from pytest_mteval.review.sealed_sample import title_of
 
 _SAMPLE_HELP = (
     "draw a review sample; write the review form (HTML), the CSV template and the sample "
@@ -58,12 +61,18 @@ def add_review_command(commands: Any) -> None:
     take.add_argument("--min-entries", default=str(default.min_entries), help="(30, or more)")
     take.add_argument("--min-usable", default=str(default.min_usable), help="(0.8 to 1)")
     take.set_defaults(run=_ingest)
+    add_steward_commands(steps)
 
 
 def _sample(args: argparse.Namespace) -> int:
     try:
         card = runcard.load(args.card)
         runcard.verify(card, args.card)
+        if (card.get("redaction") or {}).get("text_withheld"):
+            raise sample.SampleError(
+                "the card withholds its texts (a secret run): the steward reviews the sample "
+                "sealed to their key with `mteval review open`"
+            )
         needed = chain.minimum_size(card)
         if args.n < needed:
             raise sample.SampleError(
@@ -76,16 +85,7 @@ def _sample(args: argparse.Namespace) -> int:
         print(f"mteval review: {exc}")
         return 1
     out: Path = args.out or args.card.parent
-    out.mkdir(parents=True, exist_ok=True)
-    with_reference = not args.no_reference
-    stem = f"review-{drawn.sample_id}"
-    title = f"Review of {card.get('model_slug', '?')} on {card['dataset'].get('id', '?')}"
-    html = out / f"{stem}.html"
-    template = out / f"{stem}.csv"
-    html.write_text(form.html_form(drawn, title, with_reference), encoding="utf-8")
-    template.write_text(form.csv_template(drawn, with_reference), encoding="utf-8")
-    kept = record.path_for(out, drawn)
-    record.write(kept, drawn, card)
+    html, template, kept = write_sheets(drawn, title_of(card), card, out, not args.no_reference)
     strata = ", ".join(f"{k} {v['drawn']}/{v['population']}" for k, v in drawn.strata.items())
     print(
         f"sample {drawn.sample_id}: {len(drawn.items)} entries by {drawn.stratified_by} ({strata})"

@@ -6,6 +6,8 @@ the card's hash, the size and the seed, ingest re-draws the sample from the card
 checks the record's entries against the draw (so a record cannot pick its entries either),
 and a sample smaller than the threshold's entries is refused when drawn and when ingested
 (so ``-n 1`` cannot stand for a review). Coverage is counted against the recorded size.
+The record's ``card_hash`` is the hash the sample was drawn with (``sample.drawing_hash``):
+the card's own, or, on a secret run's card, its hash before the sealed sample was recorded.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any, Final
 
 from pytest_mteval.errors import MtevalError, read_json
 from pytest_mteval.review.chain import minimum_size
-from pytest_mteval.review.sample import Sample, SampleError, draw, sample_id
+from pytest_mteval.review.sample import Sample, SampleError, draw, drawing_hash
 
 KIND: Final = "mteval review sample"
 SUFFIX: Final = ".sample.json"
@@ -47,7 +49,10 @@ def write(path: Path, drawn: Sample, card: Mapping[str, Any]) -> None:
 
 def find(card_path: Path, card: Mapping[str, Any]) -> Path:
     """The one sample record of this card in the card's folder (``--sample`` names another)."""
-    prefix = str(card.get("run_card_hash", ""))[:12]
+    try:
+        prefix = drawing_hash(card)[:12]
+    except SampleError as exc:
+        raise SampleRecordError(f"{card_path}: {exc}") from None
     found = sorted(card_path.parent.glob(f"review-{prefix}-n*{SUFFIX}"))
     if len(found) != 1:
         what = "no sample record" if not found else f"{len(found)} sample records"
@@ -63,7 +68,10 @@ def read(path: Path, card: Mapping[str, Any], min_entries: int) -> Sample:
     raw = read_json(path, "sample record", SampleRecordError)
     if not isinstance(raw, dict) or raw.get("kind") != KIND:
         raise SampleRecordError(f'{path}: not a sample record (no "kind": {KIND!r})')
-    card_hash = str(card.get("run_card_hash", ""))
+    try:
+        card_hash = drawing_hash(card)
+    except SampleError as exc:
+        raise SampleRecordError(f"{path}: {exc}") from None
     recorded = raw.get("card_hash")
     if recorded != card_hash:
         shown = recorded[:12] if isinstance(recorded, str) else repr(recorded)
@@ -82,7 +90,7 @@ def read(path: Path, card: Mapping[str, Any], min_entries: int) -> Sample:
         drawn = draw(card, size, seed)
     except SampleError as exc:
         raise SampleRecordError(f"{path}: {exc}") from None
-    if raw.get("sample_id") != sample_id(card_hash, size, seed):
+    if raw.get("sample_id") != drawn.sample_id:
         raise SampleRecordError(
             f"{path}: field 'sample_id': {raw.get('sample_id')!r} is not the id of its own "
             f"card, size and seed ({drawn.sample_id})"

@@ -3,6 +3,9 @@
 The sample is a pure function of the card's hash, its results, ``n`` and the seed, all of
 which the sample id names (``<hash12>-n50-s12345``): ingestion re-draws it from the card and
 checks the reviewers' rows against it, so no separate file can drift from what was reviewed.
+A secret run's card carries no text, but its rows keep ids, difficulties and scores, so the
+same draw picks the same entries from it; their texts are in the sample the harness sealed to
+the steward (``sealed_sample``), whose block the card gets after the draw (``drawing_hash``).
 
 Strata are the entries' difficulty tiers (spec §2.2) when the card has them; a corpus without
 difficulties is stratified by the run's own sentence chrF++ terciles instead, so the sample
@@ -18,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from pytest_mteval.cards.runcard import card_hash
 from pytest_mteval.errors import MtevalError
 
 DEFAULT_SEED: Final = 12345
@@ -77,21 +81,39 @@ def parse_sample_id(text: str) -> tuple[str, int, int]:
 
 
 def answered_rows(card: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The result rows a reviewer can judge: translated, not errored."""
+    """The result rows a reviewer can judge: translated, not errored (on a secret run's card,
+    whose rows carry no text, every row without an error)."""
     return [
         row
         for row in card.get("results") or []
-        if row.get("error") is None and isinstance(row.get("predicted"), str)
+        if row.get("error") is None
+        and (isinstance(row.get("predicted"), str) or row.get("text_withheld") is True)
     ]
+
+
+def drawing_hash(card: Mapping[str, Any]) -> str:
+    """The hash a sample of ``card`` is drawn with: its run_card_hash, or, on a secret run's
+    card, which records the sample sealed to the steward (``review_sample``, added and
+    re-sealed after the draw), the hash of the card without that block."""
+    block = card.get("review_sample")
+    if block is None:
+        return str(card.get("run_card_hash") or "")
+    basis = card_hash({key: value for key, value in card.items() if key != "review_sample"})
+    if not isinstance(block, Mapping) or block.get("drawn_from") != basis:
+        raise SampleError(
+            "field 'review_sample.drawn_from': not the hash of the card without its "
+            "review_sample block (edited?)"
+        )
+    return basis
 
 
 def draw(card: Mapping[str, Any], size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> Sample:
     """The sample of ``size`` answered entries (all of them when the run has fewer)."""
     if size < 1:
         raise SampleError(f"a sample needs at least one entry, not {size}")
-    card_hash = str(card.get("run_card_hash") or "")
-    if not re.fullmatch(r"[0-9a-f]{64}", card_hash):
+    if not re.fullmatch(r"[0-9a-f]{64}", str(card.get("run_card_hash") or "")):
         raise SampleError("the card has no run_card_hash: seal (and verify) it first")
+    card_hash = drawing_hash(card)
     rows = answered_rows(card)
     if not rows:
         raise SampleError("the card has no translated entry to review")

@@ -67,6 +67,10 @@ class Settings:
     corpus_key_file: Path | None = None
     corpus_key_env: str | None = None
     sign_key: Path | None = None
+    #: ``--mteval-review-sample-key``: the steward's public key a secret run's review sample
+    #: is sealed to (review/sealed_sample.py)
+    review_sample_key: Path | None = None
+    review_sample_size: int = 50
     scores_only: bool = False
     #: The entry fields read as source and reference (``--mteval-source-field``...).
     source_field: str = "source"

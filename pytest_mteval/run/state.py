@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
 
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.methods.loader import MethodSource
@@ -87,6 +88,7 @@ class RunState:
     secrecy: Secrecy = field(default_factory=Secrecy)  # text withheld? (run/redaction.py)
     audit: dict[str, Any] | None = None  # the method folder's static audit, for the card
     signer: Ed25519PrivateKey | None = None  # signs the sealed card (--mteval-sign-key)
+    steward_key: X25519PublicKey | None = None  # a secret run's review sample is sealed to it
     card_path_existed: bool = False  # --mteval-run-card existed before any method code ran
     #: batches whose entries all failed with one error, by number (run/method_traceback.py)
     batch_failures: dict[int, BatchFailure] = field(default_factory=dict)

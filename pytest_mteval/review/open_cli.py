@@ -1,0 +1,93 @@
+"""``mteval review keygen`` and ``mteval review open``: the steward's side of reviewing a
+secret run (``sealed_sample``), and the sheets every review is rated on."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pytest_mteval.cards import runcard
+from pytest_mteval.review import form, record
+from pytest_mteval.review.sample import Sample
+from pytest_mteval.review.sealed_box import (
+    SealedBoxError,
+    generate_key_pair,
+    load_private_key,
+)
+from pytest_mteval.review.sealed_sample import check_against_card, open_sample
+
+_OPEN_HELP = (
+    "decrypt the review sample a secret run sealed to the steward's key and write the same "
+    "sheets `mteval review sample` writes (HTML form, CSV template, sample record); rate them "
+    "as usual and `mteval review ingest` the gold card. The sheets hold the secret texts: "
+    "write them only where the steward keeps the corpus"
+)
+
+
+def add_steward_commands(steps: Any) -> None:
+    """``review keygen`` and ``review open`` (``steps`` is review's subparsers action)."""
+    keygen = steps.add_parser(
+        "keygen",
+        help="write the steward's X25519 key pair (PATH and PATH.pub) for sealed samples",
+        description="Write a new X25519 private key to PATH (mode 0600) and its public key to "
+        "PATH.pub. Neither may exist. Give the public key to the harness of secret runs "
+        "(--mteval-review-sample-key); keep the private key for `mteval review open`.",
+    )
+    keygen.add_argument("path", type=Path, help="where to write the private key")
+    keygen.set_defaults(run=_keygen)
+    opener = steps.add_parser(
+        "open", help="decrypt a secret run's sealed review sample", description=_OPEN_HELP
+    )
+    opener.add_argument("sample", type=Path, help="the review-<id>.sealed file the run wrote")
+    opener.add_argument("--key", type=Path, required=True, help="the steward's private key")
+    opener.add_argument("--card", type=Path, help="also check the file is the one this card names")
+    opener.add_argument("--out", type=Path, help="folder for the sheets (the sample's folder)")
+    opener.add_argument("--no-reference", action="store_true", help="do not show references")
+    opener.set_defaults(run=_open)
+
+
+def write_sheets(
+    drawn: Sample, title: str, card: Mapping[str, Any], out: Path, with_reference: bool
+) -> tuple[Path, Path, Path]:
+    """The review form, the CSV template and the sample record, in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    stem = f"review-{drawn.sample_id}"
+    html, template = out / f"{stem}.html", out / f"{stem}.csv"
+    html.write_text(form.html_form(drawn, title, with_reference), encoding="utf-8")
+    template.write_text(form.csv_template(drawn, with_reference), encoding="utf-8")
+    kept = record.path_for(out, drawn)
+    record.write(kept, drawn, card)
+    return html, template, kept
+
+
+def _keygen(args: argparse.Namespace) -> int:
+    try:
+        public = generate_key_pair(args.path)
+    except SealedBoxError as exc:
+        print(f"mteval review keygen: {exc}")
+        return 1
+    print(f"private key {args.path} (mode 600: keep it secret), public key {public}")
+    return 0
+
+
+def _open(args: argparse.Namespace) -> int:
+    try:
+        if args.card is not None:
+            card = runcard.load(args.card)
+            runcard.verify(card, args.card)
+            check_against_card(args.sample, card)
+        drawn, title, run_id = open_sample(args.sample, load_private_key(args.key))
+    except (SealedBoxError, runcard.RunCardError) as exc:
+        print(f"mteval review open: {exc}")
+        return 1
+    out: Path = args.out or args.sample.parent
+    html, template, kept = write_sheets(
+        drawn, title, {"run_id": run_id}, out, not args.no_reference
+    )
+    print(f"sample {drawn.sample_id}: {len(drawn.items)} entries by {drawn.stratified_by}")
+    print(f"review form: {html}")
+    print(f"CSV template: {template}")
+    print(f"sample record (ingest checks ratings against it): {kept}")
+    return 0
