@@ -17,6 +17,7 @@ import pytest
 import pytest_mteval
 from pytest_mteval.cards.baseline import BaselineError, load_baseline
 from pytest_mteval.cards.signing import SigningError, load_private_key
+from pytest_mteval.cards.steward import run_authorisation
 from pytest_mteval.corpus import CorpusError
 from pytest_mteval.errors import MtevalError, SettingsError, check_output_path
 from pytest_mteval.llm.pricing import PriceError, load_prices
@@ -106,6 +107,7 @@ def start_run(
             f"not {ds.source_language}>{ds.target_language}"
         )
     check_method_args(settings.method_args, source.manifest, source.name)
+    steward = run_authorisation(settings, secrecy, source, corpus.sha256)  # §8.6
     if settings.prices is not None:
         try:
             load_prices(settings.prices)  # read and checked once, here, not per batch
@@ -140,7 +142,7 @@ def start_run(
         builtin_metrics=builtin_metrics(context, judge, _selection(settings)),
         plugin_metrics=plugin_metrics,
     )
-    state.secrecy = secrecy
+    state.secrecy, state.steward = secrecy, steward
     state.audit, state.signer, state.card_path_existed = audit, signer, existed
     preflight = _runs_here(config, settings)
     workerinput = getattr(config, "workerinput", None)

@@ -86,6 +86,8 @@ def finish_run(
         card["method"]["audit"] = state.audit
         card["flags"].extend(audit_flags(state.audit))
     card["flags"].extend(oracle_flags(state))
+    if state.steward is not None:
+        card["steward_authorisation"] = state.steward
     ds = state.corpus.dataset
     scored = (str(r.get("segment")) for r in records)
     card["flags"].extend(

@@ -40,6 +40,8 @@ VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("corpus-key-file", "file holding an encrypted corpus's key (mteval corpus encrypt)", None),
     ("corpus-key-env", "environment variable holding the key of an encrypted corpus", None),
     ("sign-key", "Ed25519 private key (mteval keygen) that signs the run card", None),
+    ("steward-authorisation", "steward-signed file allowing an A1 run on secret data", None),
+    ("steward-key", "the steward's Ed25519 public key that checks that authorisation", None),
 )
 #: Options that may be given several times (and are space-separated lists as ini keys).
 LIST_OPTIONS: tuple[tuple[str, str], ...] = (

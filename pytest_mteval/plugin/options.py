@@ -128,6 +128,8 @@ def read_settings(config: pytest.Config) -> Settings:
         corpus_key_file=path("corpus-key-file"),
         corpus_key_env=value("corpus-key-env"),
         sign_key=path("sign-key"),
+        steward_authorisation=path("steward-authorisation"),
+        steward_key=path("steward-key"),
         scores_only=flag("scores-only"),
     )
 

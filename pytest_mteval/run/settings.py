@@ -67,6 +67,9 @@ class Settings:
     corpus_key_file: Path | None = None
     corpus_key_env: str | None = None
     sign_key: Path | None = None
+    #: A steward's signed consent to an A1 run on secret data, and the key that checks it.
+    steward_authorisation: Path | None = None
+    steward_key: Path | None = None
     scores_only: bool = False
 
     def with_metric_gates(self) -> Settings:
