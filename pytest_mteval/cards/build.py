@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
+from pytest_mteval.cards.exposure import exposure_record
 from pytest_mteval.cards.identity import identity_fields, system_prompt
 from pytest_mteval.cards.runcard import SPEC_ROW, SPEC_SCORES
 from pytest_mteval.corpus import Dataset
@@ -122,6 +123,7 @@ def build_card(
             "manifest": manifest.model_dump(by_alias=True) if manifest else None,
             "code": state.source.code,
             "dependency_class": manifest.dependency_class if manifest else None,
+            "exposure": exposure_record(manifest),
             "run_config": public_config(config, secret_names(manifest)).to_json(),
             "fields": method_fields,
             **shim_note(manifest.model_extra if manifest else None),

@@ -22,8 +22,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.bundle_leaks import CorpusReferences, leak_problems
+from pytest_mteval.cards.data_overlap import overlap
 from pytest_mteval.cards.signing import SigningError, verify_signature
 from pytest_mteval.cards.submission_rules import file_sha256s, method_problems
+from pytest_mteval.corpus import Corpus
 from pytest_mteval.errors import MtevalError, read_json
 from pytest_mteval.methods.code_hash import CodeHashError, folder_hash
 from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
@@ -41,12 +43,14 @@ def check_bundle(
     bundle: Path,
     corpus: CorpusReferences | None = None,
     public_key: Ed25519PublicKey | None = None,
+    overlaps: list[dict[str, Any]] | None = None,
 ) -> list[str]:
     """Every problem of a bundle, one line each naming the member; empty when it is valid.
 
     An unsigned card can be rewritten and sealed again by anyone, code hash included: only a
     card signed by a harness the checker trusts (``public_key``) ties the bundled code to the
-    run that made the scores."""
+    run that made the scores. Given ``overlaps`` and the corpus, the overlap report of the
+    bundled method's data with the corpus is appended to it (``data_overlap.py``)."""
     try:
         with (
             tarfile.open(bundle, "r:gz") as tar,
@@ -59,9 +63,19 @@ def check_bundle(
             found = _content_problems(Path(tmp), public_key)
             if corpus is not None:
                 found += leak_problems(Path(tmp), corpus)
+                if overlaps is not None and corpus.loaded is not None:
+                    overlaps.append(_overlap(Path(tmp) / "method", corpus.loaded))
             return [line.replace(tmp, f"{bundle}:") for line in found]
     except (OSError, EOFError, tarfile.TarError) as exc:
         return [f"{bundle}: not a readable tar.gz: {exc}"]
+
+
+def _overlap(folder: Path, corpus: Corpus) -> dict[str, Any]:
+    try:
+        manifest: MethodManifest | None = load_manifest(folder / "method.json")
+    except ManifestError:
+        manifest = None  # already a problem of the bundle
+    return overlap(folder, corpus, manifest)
 
 
 def _member_problems(bundle: Path, tar: tarfile.TarFile) -> list[str]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from pytest_mteval.corpus import Corpus
 from pytest_mteval.errors import MtevalError, parse_json
 from pytest_mteval.run.secret_corpus import open_corpus
 
@@ -41,6 +42,8 @@ class CorpusReferences:
     #: A word a file must hold whole when it holds the reference: its longest inner word
     #: (the first and last may be glued to what is around them); None for two words.
     anchors: dict[str, str | None]
+    #: The corpus itself, for the overlap report of the bundled method's data.
+    loaded: Corpus | None = None
 
 
 def normalized(text: str) -> str:
@@ -62,7 +65,7 @@ def corpus_references(path: Path, key_file: Path | None = None) -> CorpusReferen
                 found.setdefault(norm, str(entry.id))
     digests = frozenset({hashlib.sha256(raw).hexdigest(), corpus.sha256})
     anchors = {ref: max(ref.split(" ")[1:-1], key=len, default=None) for ref in found}
-    return CorpusReferences(path, digests, found, anchors)
+    return CorpusReferences(path, digests, found, anchors, corpus)
 
 
 def leak_problems(root: Path, corpus: CorpusReferences) -> list[str]:

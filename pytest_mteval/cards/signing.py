@@ -53,13 +53,15 @@ def canonical(value: Any) -> bytes:
     ).encode("utf-8")
 
 
-def signed_message(card: dict[str, Any]) -> bytes:
-    """The exact bytes a card's signature covers (see the module docstring)."""
+def signed_message(card: dict[str, Any], domain: bytes = DOMAIN) -> bytes:
+    """The exact bytes a card's signature covers (see the module docstring); another kind of
+    signed document (a steward's authorisation) has its own ``domain``, so that no signature
+    of one kind is ever valid as the other."""
     unsigned = copy.deepcopy(card)
     block = unsigned.get("signature")
     if isinstance(block, dict):
         block["value"] = ""
-    return DOMAIN + canonical(unsigned)
+    return domain + canonical(unsigned)
 
 
 def key_fingerprint(public_key: Ed25519PublicKey) -> str:
@@ -132,19 +134,21 @@ def load_public_key(path: Path) -> Ed25519PublicKey:
     return key
 
 
-def sign(card: dict[str, Any], key: Ed25519PrivateKey) -> dict[str, Any]:
+def sign(card: dict[str, Any], key: Ed25519PrivateKey, domain: bytes = DOMAIN) -> dict[str, Any]:
     """Add the ``signature`` object to a sealed card (after ``runcard.seal``)."""
     card["signature"] = {
         "algorithm": ALGORITHM,
         "public_key_sha256": key_fingerprint(key.public_key()),
         "value": "",
     }
-    value = key.sign(signed_message(card))
+    value = key.sign(signed_message(card, domain))
     card["signature"]["value"] = base64.b64encode(value).decode("ascii")
     return card
 
 
-def verify_signature(card: dict[str, Any], public_key: Ed25519PublicKey, where: str) -> str:
+def verify_signature(
+    card: dict[str, Any], public_key: Ed25519PublicKey, where: str, domain: bytes = DOMAIN
+) -> str:
     """Check the card's signature with ``public_key``; the fingerprint on success."""
     block = card.get("signature")
     if not isinstance(block, dict):
@@ -159,7 +163,7 @@ def verify_signature(card: dict[str, Any], public_key: Ed25519PublicKey, where: 
         )
     try:
         value = base64.b64decode(str(block.get("value", "")), validate=True)
-        public_key.verify(value, signed_message(card))
+        public_key.verify(value, signed_message(card, domain))
     except (binascii.Error, ValueError, InvalidSignature):
         raise SigningError(f"{where}: signature does not match the content (edited?)") from None
     return expected

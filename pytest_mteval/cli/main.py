@@ -19,6 +19,7 @@ from pytest_mteval.cli.pages import add_leaderboard_command, add_report_command
 from pytest_mteval.cli.reproduce import add_reproduce_command
 from pytest_mteval.cli.shipped import add_shipped_commands
 from pytest_mteval.cli.signing import add_keygen_command, add_public_key_option, signature_line
+from pytest_mteval.cli.steward import add_steward_command
 from pytest_mteval.cli.submissions import add_bundle_command, add_publish_command
 from pytest_mteval.cli.sweep import add_sweep_commands
 from pytest_mteval.corpus_tools.cli import add_corpus_command
@@ -88,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_audit_command(commands)
     add_review_command(commands)
     add_reproduce_command(commands)
+    add_steward_command(commands)
     return parser
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.bundle import BundleError, check_bundle, make_bundle
 from pytest_mteval.cards.bundle_leaks import MIN_CHARS, corpus_references
+from pytest_mteval.cards.data_overlap import overlap_lines
 from pytest_mteval.cards.publish import PublishError, publish, verified_card
 from pytest_mteval.cards.signing import load_public_key
 from pytest_mteval.errors import MtevalError
@@ -70,9 +71,12 @@ def run_bundle(args: argparse.Namespace) -> int:
         print(f"mteval bundle: --public-key: {exc}", file=sys.stderr)
         return 2
     if given[0] == "check" and len(given) == 2:
-        problems = check_bundle(Path(given[1]), corpus, key)
+        overlaps: list[dict[str, Any]] = []
+        problems = check_bundle(Path(given[1]), corpus, key, overlaps)
         for line in problems:
             print(f"PROBLEM {line}")
+        for report in overlaps:
+            print("\n".join(overlap_lines(report)))
         if not problems:
             searched = (
                 f"; no reference of {args.corpus} ({len(corpus.references)} searched)"

@@ -70,6 +70,45 @@ class Dependency(BaseModel):
         return "A2"
 
 
+#: The segments an exposure may name (the corpus envelope's, spec §2.3).
+ExposedSegment = Literal["development", "diagnostic", "gold_standard", "held_out"]
+SHA256 = r"^[0-9a-f]{64}$"
+
+
+class Exposure(BaseModel):
+    """A declared use of a corpus's entries by the method (spec §9.2.2: few-shot use of
+    development entries is allowed but must be declared; §9.2.1: none of gold_standard or
+    held_out). Names the corpus by ``corpus`` (its ``dataset.id``, with ``version`` to narrow
+    it) or by ``sha256`` (of the corpus file), and the segments whose entries it used."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    use: Literal["few-shot", "coaching", "dictionary", "fine-tuning", "other"]
+    corpus: str | None = Field(default=None, min_length=1)
+    version: str | None = Field(default=None, min_length=1)
+    sha256: str | None = Field(default=None, pattern=SHA256)
+    segments: list[ExposedSegment] = Field(min_length=1)
+    #: The entry ids used, when not the whole segment.
+    entry_ids: list[str | int] | None = None
+    notes: str | None = None
+
+    @model_validator(mode="after")
+    def _names_a_corpus(self) -> Exposure:
+        if self.corpus is None and self.sha256 is None:
+            raise ValueError("an exposure names its corpus: give 'corpus' (dataset id) or 'sha256'")
+        if self.version is not None and self.corpus is None:
+            raise ValueError("'version' narrows 'corpus': give the corpus's dataset id too")
+        return self
+
+    def names(self, dataset_id: str, version: str, sha256: str) -> bool:
+        """Whether this declaration is about the corpus with these identifiers."""
+        if self.sha256 is not None and self.sha256 == sha256:
+            return True
+        if self.corpus is None or self.corpus != dataset_id:
+            return False
+        return self.version is None or self.version == version
+
+
 def _check_entry(field: str, runtime: str, entry: str) -> None:
     """A python entry point is ``module:Class``; a node one a .js file inside the folder."""
     if runtime == "python" and not re.match(PYTHON_ENTRY, entry):
@@ -128,6 +167,9 @@ class MethodManifest(BaseModel):
     #: Ids of corpora (``dataset.id``) the method's own data comes from: on those it is an
     #: oracle, its score a ceiling rather than a fair result, and the run card says so.
     oracle_for: list[str] = Field(default_factory=list)
+    #: Declared exposure to evaluation data (few-shot or coaching use of a corpus's entries):
+    #: the run card records it, and flags a run scored on the entries it names.
+    exposure: list[Exposure] = Field(default_factory=list)
     #: Environment variables the method needs: the runner's environment is cleared, and only
     #: these (and PATH, HOME, LANG) are passed to it; never the corpus key's variable.
     env: list[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]] = Field(

@@ -17,6 +17,7 @@ import pytest
 import pytest_mteval
 from pytest_mteval.cards.baseline import BaselineError, load_baseline
 from pytest_mteval.cards.signing import SigningError, load_private_key
+from pytest_mteval.cards.steward import run_authorisation
 from pytest_mteval.corpus import CorpusError
 from pytest_mteval.errors import MtevalError, SettingsError, check_output_path
 from pytest_mteval.llm.pricing import PriceError, load_prices
@@ -95,8 +96,8 @@ def start_run(
     # only the controller seals cards: an xdist worker, where methods run, never holds the key
     on_worker = hasattr(config, "workerinput")
     signer = load_private_key(settings.sign_key) if settings.sign_key and not on_worker else None
-    steward = settings.review_sample_key if not on_worker else None
-    steward_key = load_steward_key(steward) if steward else None  # a bad key refuses the run
+    sample_key = settings.review_sample_key if not on_worker else None
+    steward_key = load_steward_key(sample_key) if sample_key else None  # a bad key refuses the run
     in_process = settings.runner == "inprocess"
     secrecy = secrecy_of(corpus, settings.scores_only)
     if in_process:
@@ -109,6 +110,7 @@ def start_run(
             f"not {ds.source_language}>{ds.target_language}"
         )
     check_method_args(settings.method_args, source.manifest, source.name)
+    steward = run_authorisation(settings, secrecy, source, corpus.sha256)  # §8.6
     if settings.prices is not None:
         try:
             load_prices(settings.prices)  # read and checked once, here, not per batch
@@ -143,7 +145,7 @@ def start_run(
         builtin_metrics=builtin_metrics(context, judge, _selection(settings)),
         plugin_metrics=plugin_metrics,
     )
-    state.secrecy = secrecy
+    state.secrecy, state.steward = secrecy, steward
     state.audit, state.signer, state.card_path_existed = audit, signer, existed
     state.steward_key = steward_key
     preflight = _runs_here(config, settings)

@@ -10,6 +10,7 @@ from typing import Any
 from pytest_mteval.cards.baseline import BaselineOutcome, BaselineUpdate, replace_baseline
 from pytest_mteval.cards.build import build_card
 from pytest_mteval.cards.coverage import coverage
+from pytest_mteval.cards.exposure import exposure_flags
 from pytest_mteval.cards.gate import GateVerdict, evaluate_gate
 from pytest_mteval.cards.runcard import (
     RunCardError,
@@ -87,6 +88,13 @@ def finish_run(
         card["method"]["audit"] = state.audit
         card["flags"].extend(audit_flags(state.audit))
     card["flags"].extend(oracle_flags(state))
+    if state.steward is not None:
+        card["steward_authorisation"] = state.steward
+    ds = state.corpus.dataset
+    scored = (str(r.get("segment")) for r in records)
+    card["flags"].extend(
+        exposure_flags(state.source.manifest, ds.id, ds.version, state.corpus.sha256, scored)
+    )
     target = state.settings.run_card or default_path
     planted = target.exists() and not state.card_path_existed
     if planted:

@@ -44,6 +44,8 @@ VALUE_OPTIONS: tuple[tuple[str, str, str | None], ...] = (
     ("reference-field", "entry field read as the reference (default reference; target)", None),
     ("review-sample-key", "secret runs: seal a review sample to this steward X25519 key", None),
     ("review-sample-size", "entries in that sealed review sample (default 50)", "50"),
+    ("steward-authorisation", "steward-signed file allowing an A1 run on secret data", None),
+    ("steward-key", "the steward's Ed25519 public key that checks that authorisation", None),
 )
 #: Options that may be given several times (and are space-separated lists as ini keys).
 LIST_OPTIONS: tuple[tuple[str, str], ...] = (

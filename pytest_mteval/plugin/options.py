@@ -131,6 +131,8 @@ def read_settings(config: pytest.Config) -> Settings:
         sign_key=path("sign-key"),
         review_sample_key=path("review-sample-key"),
         review_sample_size=_number(int, "review-sample-size", raw_size, 1, None),
+        steward_authorisation=path("steward-authorisation"),
+        steward_key=path("steward-key"),
         scores_only=flag("scores-only"),
         source_field=value("source-field") or "source",
         reference_field=value("reference-field") or "reference",

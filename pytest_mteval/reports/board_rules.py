@@ -3,6 +3,8 @@ SCORING: composites are compared over the same metrics only; method interface: "
 methods are not listed").
 
 - A card of a class X method is left out of the leaderboard altogether (counted in a note).
+- A card whose method declares exposure to the secret entries it is scored on (spec §9.2.1)
+  is listed apart with that reason, never ranked.
 - A partial (``-k``, filters), interrupted or incomplete card is listed apart with its reason
   and never ranked: its composite is over other entries than a whole run's.
 - Every other card shares a board only with cards of the same track, corpus version (dataset
@@ -16,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
+
+from pytest_mteval.cards.exposure import exposed_to_secret
 
 OFFICIAL: Final = "official"
 DEVELOPMENT: Final = "development"
@@ -49,6 +53,8 @@ def unlisted(card: Mapping[str, Any]) -> bool:
 
 def why_not_ranked(card: Mapping[str, Any]) -> str | None:
     """The reason a card cannot be ranked beside whole runs, or None when it can."""
+    if exposed_to_secret(dict(card)):
+        return "the method declares exposure to the gold_standard/held_out entries scored"
     if card.get("interrupted") is True:
         return "interrupted run"
     coverage: Mapping[str, Any] = card.get("coverage") or {}

@@ -71,6 +71,9 @@ class Settings:
     #: is sealed to (review/sealed_sample.py)
     review_sample_key: Path | None = None
     review_sample_size: int = 50
+    #: A steward's signed consent to an A1 run on secret data, and the key that checks it.
+    steward_authorisation: Path | None = None
+    steward_key: Path | None = None
     scores_only: bool = False
     #: The entry fields read as source and reference (``--mteval-source-field``...).
     source_field: str = "source"

@@ -89,6 +89,7 @@ class RunState:
     audit: dict[str, Any] | None = None  # the method folder's static audit, for the card
     signer: Ed25519PrivateKey | None = None  # signs the sealed card (--mteval-sign-key)
     steward_key: X25519PublicKey | None = None  # a secret run's review sample is sealed to it
+    steward: dict[str, Any] | None = None  # the steward's authorisation (cards/steward.py)
     card_path_existed: bool = False  # --mteval-run-card existed before any method code ran
     #: batches whose entries all failed with one error, by number (run/method_traceback.py)
     batch_failures: dict[int, BatchFailure] = field(default_factory=dict)

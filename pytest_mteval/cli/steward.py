@@ -1,0 +1,78 @@
+"""``mteval steward authorise``: a steward's signed consent to one method's code running,
+until a date, on one secret corpus with its sources sent to a model provider (spec §8.6)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pytest_mteval.cards.signing import load_private_key
+from pytest_mteval.cards.steward import authorise, parse_expiry, steward_fingerprint
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.methods.code_hash import folder_hash
+from pytest_mteval.methods.manifest import load_manifest
+from pytest_mteval.methods.registry import shipped_methods
+from pytest_mteval.run.secret_corpus import open_corpus
+
+
+def add_steward_command(commands: Any) -> None:
+    """Register ``steward authorise`` on the ``mteval`` subcommand parser."""
+    steward = commands.add_parser("steward", help="a corpus steward's decisions")
+    actions = steward.add_subparsers(dest="steward_command", required=True)
+    parser: argparse.ArgumentParser = actions.add_parser(
+        "authorise",
+        help="sign a file allowing an A1 method's run on a secret corpus",
+        description=__doc__,
+    )
+    parser.add_argument("--corpus", required=True, help="the corpus (encrypted or in the clear)")
+    keys = parser.add_mutually_exclusive_group()
+    keys.add_argument("--corpus-key-file", default=None, help="an encrypted corpus's key file")
+    keys.add_argument("--corpus-key-env", default=None, help="variable holding that key")
+    parser.add_argument("--method", required=True, help="method folder or shipped method name")
+    parser.add_argument("--key", required=True, help="the steward's private key (mteval keygen)")
+    parser.add_argument("--expires", required=True, help="YYYY-MM-DD (end of day, UTC)")
+    parser.add_argument("-o", "--output", required=True, help="where to write it (new file)")
+    parser.set_defaults(run=run_authorise)
+
+
+def _method_folder(name: str) -> Path:
+    folder = Path(name)
+    if (folder / "method.json").is_file():
+        return folder
+    shipped = shipped_methods().get(name)
+    if shipped is None:
+        raise MtevalError(f"{name}: not a method folder (no method.json) nor a shipped method")
+    return shipped
+
+
+def run_authorise(args: argparse.Namespace) -> int:
+    try:
+        corpus_path = Path(args.corpus)
+        key_file = Path(args.corpus_key_file) if args.corpus_key_file else None
+        corpus = open_corpus(corpus_path, key_file, args.corpus_key_env)
+        folder = _method_folder(args.method)
+        manifest = load_manifest(folder / "method.json")
+        code = str(folder_hash(folder)["sha256"])
+        key = load_private_key(Path(args.key))
+        dataset = corpus.dataset
+        named = {"id": dataset.id, "version": dataset.version, "sha256": corpus.sha256}
+        now = datetime.now(UTC)
+        document = authorise(named, manifest.method_id, code, parse_expiry(args.expires), key, now)
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        with Path(args.output).open("x", encoding="utf-8") as handle:
+            handle.write(text)
+    except FileExistsError:
+        print(f"mteval steward authorise: {args.output}: exists; never overwritten")
+        return 1
+    except (MtevalError, OSError) as exc:
+        print(f"mteval steward authorise: {exc}")
+        return 1
+    print(
+        f"authorised {manifest.method_id} (code {code[:12]}) on {dataset.id} "
+        f"{dataset.version} (sha256 {corpus.sha256[:12]}) until {document['expires']}, "
+        f"signed by steward key {steward_fingerprint(key)[:16]}…: {args.output}"
+    )
+    return 0
