@@ -47,7 +47,7 @@ def test_its_manifest_is_mapped_onto_ours(tmp_path: Path) -> None:
     ours = tmp_path / "ours.json"
     raw = json.loads((PASSTHROUGH / "method.json").read_text(encoding="utf-8"))
     ours.write_text(json.dumps({**raw, "supported_pairs": ["*"]}), encoding="utf-8")
-    with pytest.raises(ManifestError, match=r"ours\.json: field 'class'"):
+    with pytest.raises(ManifestError, match=r"ours\.json: .*field 'class'"):
         load_manifest(ours)
 
 

@@ -12,10 +12,12 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from pytest_mteval.errors import MtevalError
+
 _RANGE: Final = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s*$")
 
 
-class EntrySelectionError(ValueError):
+class EntrySelectionError(MtevalError, ValueError):
     """A selection naming no entry of the corpus; the message names the part given."""
 
 
