@@ -158,7 +158,8 @@ def test_attack_a_secret_run_writes_no_text_anywhere(pytester, world, server, wh
 def test_a_secret_run_s_log_verifies_and_tells_sizes_hashes_and_models(pytester, world, server):
     _result, card = _secret_run(pytester, world, server, "encrypted")
     gateway = card["runner"]["gateway"]
-    checked = mteval("audit-log", "verify", gateway["audit_log"], "--card", pytester.path / "card.json")
+    card_path = pytester.path / "card.json"
+    checked = mteval("audit-log", "verify", gateway["audit_log"], "--card", card_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert mteval("verify", pytester.path / "card.json").returncode == 0
     lines = _log_lines(pytester, card)
@@ -166,11 +167,14 @@ def test_a_secret_run_s_log_verifies_and_tells_sizes_hashes_and_models(pytester,
     assert len(forwarded) == COUNT == gateway["forwarded"]
     for line in forwarded:
         request, response = line["request"], line["response"]
-        assert "body" not in request and "body" not in response
+        assert "body" not in request
+        assert "body" not in response
         assert request["model"] == "test/oracle"
-        assert len(request["body_sha256"]) == 64 and request["body_bytes"] > 0
+        assert len(request["body_sha256"]) == 64
+        assert request["body_bytes"] > 0
         assert response["status"] == 200
-        assert len(response["body_sha256"]) == 64 and response["body_bytes"] > 0
+        assert len(response["body_sha256"]) == 64
+        assert response["body_bytes"] > 0
         assert response["usage"]["completion_tokens"] >= 1
     assert len({line["request"]["body_sha256"] for line in forwarded}) == COUNT
 
@@ -184,5 +188,6 @@ def test_a_public_run_s_log_keeps_the_bodies(pytester, world, server):
     forwarded = [line for line in _log_lines(pytester, card) if line["outcome"] == "forwarded"]
     assert len(forwarded) == COUNT
     logged = json.dumps([line["request"]["body"] for line in forwarded], ensure_ascii=False)
-    assert all(json.dumps(e["source"], ensure_ascii=False)[1:-1] in logged for e in world["entries"])
+    sources = [json.dumps(e["source"], ensure_ascii=False)[1:-1] for e in world["entries"]]
+    assert all(source in logged for source in sources)
     assert all(line["response"]["body"]["choices"] for line in forwarded)

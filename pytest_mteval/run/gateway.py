@@ -7,12 +7,13 @@ only for the model slugs the method's manifest declares (a ``gateway`` dependenc
 adds the API key itself (the method never holds one), keeps at most ``concurrency`` requests
 upstream and at most ``budget`` in all (the harness's number, never the method's), and appends
 every request and answer to a hash-chained audit log (a secret run's: their sizes and sha256,
-never their text, ``gateway_digest.py``). Everything else gets a 4xx with the reason. Against a hostile method:
+never their text, ``gateway_digest.py``). Everything else gets a 4xx with the reason.
+Against a hostile method:
 
 - the body is parsed strictly and rebuilt from an allow-list (``gateway_request.py``); an
   unknown field or a key written twice is refused naming it, ``max_tokens`` is capped;
 - refusals have their own budget (``refusal_budget``), are logged with their first 512 bytes
-  and their size only, and past the budget are answered 429, unlogged, counted on the card;
+  (not on a secret run) and their size only, and past it are answered 429, unlogged, counted;
 - at most ``connection_limit`` connections are open (the next ones get a 503 and are closed),
   a request must arrive within ``idle_timeout_s`` and an answer be read within it;
 - a body over 8 MiB (declared, or chunked) gets a 413 (``gateway_http.py``);
