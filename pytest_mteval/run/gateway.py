@@ -6,13 +6,14 @@ only for the model slugs the method's manifest declares (a ``gateway`` dependenc
 ``source: provider:slug``; ``provider:<configurable>`` admits the run's ``--mteval-model``),
 adds the API key itself (the method never holds one), keeps at most ``concurrency`` requests
 upstream and at most ``budget`` in all (the harness's number, never the method's), and appends
-every request and answer to a hash-chained audit log. Everything else gets a 4xx with the
-reason. Against a hostile method:
+every request and answer to a hash-chained audit log (a secret run's: their sizes and sha256,
+never their text, ``gateway_digest.py``). Everything else gets a 4xx with the reason.
+Against a hostile method:
 
 - the body is parsed strictly and rebuilt from an allow-list (``gateway_request.py``); an
   unknown field or a key written twice is refused naming it, ``max_tokens`` is capped;
 - refusals have their own budget (``refusal_budget``), are logged with their first 512 bytes
-  and their size only, and past the budget are answered 429, unlogged, counted on the card;
+  (not on a secret run) and their size only, and past it are answered 429, unlogged, counted;
 - at most ``connection_limit`` connections are open (the next ones get a 503 and are closed),
   a request must arrive within ``idle_timeout_s`` and an answer be read within it;
 - a body over 8 MiB (declared, or chunked) gets a 413 (``gateway_http.py``);
@@ -34,6 +35,7 @@ from typing import Any
 import h11
 
 from pytest_mteval.methods.manifest import MethodManifest
+from pytest_mteval.run import gateway_digest as digest
 from pytest_mteval.run.audit_log import AuditLog
 from pytest_mteval.run.gateway_http import (
     MAX_BODY_BYTES,
@@ -85,6 +87,8 @@ class GatewayConfig:
     max_connections: int = 0
     #: a request (or the wait for the next one on a kept-alive connection) must arrive within
     idle_timeout_s: float = 60.0
+    #: a secret run's: log sizes and hashes of the bodies, never their text (gateway_digest)
+    texts_withheld: bool = False
 
     @property
     def connection_limit(self) -> int:
@@ -156,6 +160,7 @@ class Gateway:
             "refusal_budget": self.config.refusal_budget,
             "max_connections": self.config.connection_limit,
             "max_tokens_cap": self.config.max_tokens,
+            "bodies_logged": "sha256 and size only" if self.config.texts_withheld else "in full",
         }
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -211,7 +216,12 @@ class Gateway:
             budget = self.config.refusal_budget
             return error(429, f"more than {budget} requests refused: the gateway stops answering")
         status, answer = refusal
-        self._log("refused", incoming.logged(), status, answer, time.monotonic())
+        if self.config.texts_withheld:
+            head = digest.request_head(incoming.method, incoming.target)
+            request = {**head, "body_bytes": incoming.size}
+        else:
+            request = incoming.logged()
+        self._log("refused", request, status, answer, time.monotonic())
         return status, answer
 
     async def _answer(self, incoming: Incoming) -> tuple[int, bytes]:
@@ -232,8 +242,13 @@ class Gateway:
             )
             return self._refuse(incoming, error(403, reason))
         self.forwarded += 1
-        status, answer = await self._forward(chat.body())
-        self._log("forwarded", {**_head(incoming), "body": chat.logged()}, status, answer, started)
+        sent = chat.body()
+        status, answer = await self._forward(sent)
+        if config.texts_withheld:
+            request = digest.forwarded_request(incoming.method, incoming.target, sent, chat.model)
+        else:
+            request = {**_head(incoming), "body": chat.logged()}
+        self._log("forwarded", request, status, answer, started)
         return status, answer
 
     def _log(
@@ -244,7 +259,11 @@ class Gateway:
                 "time": dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds"),
                 "outcome": outcome,
                 "request": request,
-                "response": {"status": status, "body": _as_json(answer)},
+                "response": (
+                    digest.answer(status, answer)
+                    if self.config.texts_withheld
+                    else {"status": status, "body": _as_json(answer)}
+                ),
                 "latency_ms": round((time.monotonic() - started) * 1000, 3),
             }
         )

@@ -242,6 +242,7 @@ def _gateway_for(
             budget=budget,
             timeout_s=settings.request_timeout_s or settings.timeout_s,
             refusal_budget=max(REFUSAL_BUDGET, REFUSALS_PER_ENTRY * entries),
+            texts_withheld=state.secrecy.withheld,  # §8.2: a secret run logs no text
         )
         isolation.gateway = Gateway(gateway_config, socket, log).start()
     isolation.gateway_socket = str(socket)
