@@ -146,7 +146,8 @@ def test_ingest_of_any_sample_record_ends_in_a_card_or_one_line(drawn, data):
 
 @given(
     option=st.sampled_from(["--min-usable", "--min-entries", "--min-reviewers"]),
-    value=st.text(max_size=8) | st.sampled_from(["nan", "-inf", "1e400", "0x10", "١", "¹", "²⁰"]),
+    value=st.text(max_size=8)
+    | st.sampled_from(["nan", "-inf", "1e400", "0x10", "١", "¹", "²⁰", "--"]),
 )
 @fast(EXAMPLES)
 def test_any_threshold_value_ends_in_one_line(drawn, option, value):

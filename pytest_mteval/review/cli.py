@@ -99,7 +99,9 @@ def _sample(args: argparse.Namespace) -> int:
 def _ingest(args: argparse.Namespace) -> int:
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
     try:
-        threshold = ingest.parse_threshold(args.min_reviewers, args.min_entries, args.min_usable)
+        threshold = ingest.parse_threshold(
+            *(_typed(v) for v in (args.min_reviewers, args.min_entries, args.min_usable))
+        )
         card = ingest.ingest(args.card, args.ratings, threshold, today, args.sample)
         out = args.out or args.card.with_name(f"{args.card.stem}.validated.json")
         written = runcard.write_new(card, out)
@@ -121,3 +123,9 @@ def _ingest(args: argparse.Namespace) -> int:
     print(f"{verdict} the threshold; tier: {card['scores']['quality_tier']}")
     print(f"validated card: {written} (extends {block['extends']['run_card_hash'][:12]})")
     return 0
+
+
+def _typed(value: object) -> str:
+    """What the user typed: argparse hands ``--min-entries=--`` over as an empty list (its
+    handling of ``--``), which would otherwise crash the threshold's one-line check."""
+    return value if isinstance(value, str) else "--"
