@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from conftest import CORPORA, METHODS
 
+from pytest_mteval.metrics.multilingual_embedder import packaged_model_file
 from pytest_mteval.metrics.selection import (
     DEFAULT,
     OPTIONAL,
@@ -65,3 +67,38 @@ def test_an_unknown_metric_stops_the_session(pytester, tmp_path):
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "unknown metric 'bleurt'" in result.stderr.str()
     assert card is None
+
+
+def test_a_semantic_score_asked_for_but_not_computable_is_said(pytester, tmp_path):
+    """Plains Cree is none of the model's languages (and without the extra there is no model
+    at all): the card and the terminal say why the score is missing, instead of nothing."""
+    data = json.loads((CORPORA / "eng-crk-morphodict-vocab.json").read_text(encoding="utf-8"))
+    data["entries"] = data["entries"][:4]
+    corpus = tmp_path / "crk-head.json"
+    corpus.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    shutil.copytree(CORPORA / "resources", tmp_path / "resources")  # its orthography and FST
+    card_path = tmp_path / "card.json"
+    result = pytester.runpytest(
+        f"--mteval-corpus={corpus}",
+        f"--mteval-method={METHODS / 'identity'}",
+        f"--mteval-run-card={card_path}",
+        "--mteval-metrics=default,semantic",
+    )
+    assert result.ret == 0
+    card = json.loads(card_path.read_text(encoding="utf-8"))
+    assert card["scores"].get("semantic_score") is None
+    (note,) = card["metrics_not_computed"]
+    if packaged_model_file() is None:
+        assert note.startswith("semantic: the semantic extra is not installed")
+    else:
+        assert (
+            note
+            == "semantic: its model (multilingual-e5-small) does not read the target language 'crk'"
+        )
+    result.stdout.fnmatch_lines([f"not computed*{note}"])
+
+
+def test_a_run_that_did_not_ask_for_the_semantic_score_says_nothing_of_it(pytester, tmp_path):
+    result, card = run(pytester, tmp_path)
+    assert result.ret == 0
+    assert "metrics_not_computed" not in card  # cards of such runs are as they were

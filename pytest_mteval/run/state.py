@@ -90,6 +90,8 @@ class RunState:
     signer: Ed25519PrivateKey | None = None  # signs the sealed card (--mteval-sign-key)
     steward_key: X25519PublicKey | None = None  # a secret run's review sample is sealed to it
     steward: dict[str, Any] | None = None  # the steward's authorisation (cards/steward.py)
+    #: metrics the run asked for by name but could not build, with why (metrics/registry.py)
+    metrics_not_computed: list[str] = field(default_factory=list)
     card_path_existed: bool = False  # --mteval-run-card existed before any method code ran
     #: batches whose entries all failed with one error, by number (run/method_traceback.py)
     batch_failures: dict[int, BatchFailure] = field(default_factory=dict)
