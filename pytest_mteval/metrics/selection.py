@@ -1,8 +1,9 @@
 """Which optional metrics a run computes: ``--mteval-metrics`` and ``--mteval-skip-metric``.
 
 chrF++, BLEU, TER and exact match always run (the card's spine). Every other metric can be
-left out; the semantic score is off unless asked for, because loading its model costs tens of
-seconds and about a gigabyte on every run, which nobody should pay without choosing to.
+left out; the semantic score is off unless asked for, because it needs the optional extra (a
+95 MB model) and scoring with it costs several times the rest of the metrics on every run,
+which nobody should pay without choosing to.
 """
 
 from __future__ import annotations
