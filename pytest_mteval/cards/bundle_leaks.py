@@ -119,10 +119,11 @@ def _json_strings(data: bytes) -> list[str]:
         value = parse_json(data, "bundled file")
     except MtevalError:
         return []
-    return list(_strings(value))
+    return list(strings_in(value))
 
 
-def _strings(value: Any) -> Iterator[str]:
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string of parsed JSON, keys included: where bundled data can hold a text."""
     stack = [value]
     while stack:
         item = stack.pop()

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from pytest_mteval.cards.bundle_leaks import strings_in
 from pytest_mteval.corpus import Corpus
 from pytest_mteval.methods.code_hash import folder_files
 from pytest_mteval.methods.manifest import MethodManifest
@@ -72,22 +73,9 @@ def _raw_fields(suffix: str, text: str) -> Iterator[str]:
                 value = json.loads(part)
             except ValueError:
                 continue
-            for string in _strings(value):
+            for string in strings_in(value):
                 yield string
                 yield from string.splitlines()
-
-
-def _strings(value: Any) -> Iterator[str]:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, dict):
-            yield from (k for k in item if isinstance(k, str))
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
 
 
 def index_file(path: Path, name: str) -> FileIndex | None:
