@@ -59,6 +59,22 @@ def test_exception_in_method_fails_its_batch_only_and_is_reported(pytester, corp
     assert result.stdout.str().count("the same error as entry") == 4
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_on_ci_the_short_summary_gives_each_failed_entry_one_line(
+    pytester, corpus, monkeypatch, workers
+):
+    """pytest prints a plain-text report whole in the short summary on CI (the CI variable)
+    and with -vv: a CI log must still show a method's traceback once per batch, not again
+    below. With xdist the report crosses from the workers and keeps its summary line."""
+    monkeypatch.setenv("CI", "1")
+    result, _card = evaluate(pytester, corpus, "raise", "-vv", *workers)
+    out = result.stdout.str()
+    assert out.count("Traceback (most recent call last)") == 2
+    summary = out[out.index("short test summary info") :].splitlines()[1:-1]
+    assert len(summary) == 6, summary
+    assert all(line.endswith("method raised RuntimeError: backend exploded") for line in summary)
+
+
 def test_async_hang_times_out_as_errors(pytester, corpus):
     result, card = evaluate(pytester, corpus, "sleep", "--mteval-timeout=0.3")
     assert all("timeout" in e for e in errors_by_id(card).values())

@@ -17,6 +17,7 @@ from pytest_mteval.cards.regressions import InspectionCard, entry_verdict
 from pytest_mteval.corpus import Entry
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.plugin.batch_failure import entry_failure
+from pytest_mteval.plugin.failure_text import failure_report
 from pytest_mteval.run.redaction import WITHHELD_ERROR, redact_row
 from pytest_mteval.run.state import RunState
 
@@ -129,18 +130,25 @@ class EntryItem(pytest.Item):
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> Any:  # str, or pytest's own (non-public) TerminalRepr from the base class
+        text = self._failure_text(excinfo)
+        if text is None:
+            return super().repr_failure(excinfo, style=style)
+        return failure_report(text, str(self.path))
+
+    def _failure_text(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str | None:
+        """This plugin's own text for a regression or a failed translation, else None."""
+        style = str(self.config.getoption("tbstyle", "auto"))
         if isinstance(excinfo.value, EntryRegression):
-            return excinfo.value.card.for_style(str(self.config.getoption("tbstyle", "auto")))
+            return excinfo.value.card.for_style(style)
         if isinstance(excinfo.value, EntryError) and self.state.secrecy.withheld:
             key = self.state.corpus.entries[self.index].key
             return f"translation failed for entry {key!r}\n  {WITHHELD_ERROR}"
         if isinstance(excinfo.value, EntryError):
             state = self.state
             failure = state.batch_failures.get(self.parent.number)  # type: ignore[union-attr]
-            style = str(self.config.getoption("tbstyle", "auto"))
             entry = state.corpus.entries[self.index]
             return entry_failure(entry, str(excinfo.value), failure, style)
-        return super().repr_failure(excinfo, style=style)
+        return None
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         entry = self.state.corpus.entries[self.index]

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import pytest
 
 from pytest_mteval.cards.gate import GateVerdict, gate_lines
+from pytest_mteval.plugin.failure_text import MtevalFailure, failure_report
 from pytest_mteval.run.state import BaselineLoad
 
 GATE_NODEID = "mteval::gate"
@@ -34,7 +35,7 @@ def gate_reports(
         text = lines[-1]
     outcome = "passed" if verdict.passed else "failed"
 
-    def report(when: str, result: str, longrepr: str | None) -> pytest.TestReport:
+    def report(when: str, result: str, longrepr: str | MtevalFailure | None) -> pytest.TestReport:
         return pytest.TestReport(
             GATE_NODEID,
             GATE_LOCATION,
@@ -49,7 +50,7 @@ def gate_reports(
 
     return [
         report("setup", "passed", None),
-        report("call", outcome, None if verdict.passed else text),
+        report("call", outcome, None if verdict.passed else failure_report(text, GATE_NODEID)),
         report("teardown", "passed", None),
     ]
 

@@ -31,6 +31,7 @@ import pytest
 from pytest_mteval.corpus import Entry
 from pytest_mteval.corpus_model import SecretEntry
 from pytest_mteval.plugin.collect import EntryItem
+from pytest_mteval.plugin.failure_text import MtevalFailure
 from pytest_mteval.run.redaction import WITHHELD, Secrecy
 from pytest_mteval.run.state import RunState
 
@@ -91,7 +92,8 @@ def redact_report(
     if getattr(report, "wasxfail", None):
         report.wasxfail = HIDDEN
     longrepr = report.longrepr
-    if longrepr is None or (isinstance(item, EntryItem) and isinstance(longrepr, str)):
+    own = isinstance(item, EntryItem) and isinstance(longrepr, (str, MtevalFailure))
+    if longrepr is None or own:
         return  # nothing to show, or an entry item's own rendering (already withheld)
     if isinstance(longrepr, tuple):  # a skip: (path, line, reason), as the terminal folds them
         report.longrepr = (longrepr[0], longrepr[1], f"Skipped: {HIDDEN}")
