@@ -1,8 +1,8 @@
 """The house's layers (docs/layers.md), checked on the source: a floor imports only itself and
 the floors below it, only the pytest layer imports pytest, nothing imports pytest's private
 ``_pytest`` (but for the one module that builds a report pytest can summarise in one line,
-which has no public type), only ``plugin/hooks.py`` and ``plugin/run_hooks.py`` call hooks, and every module
-stays small.
+which has no public type), only ``plugin/hooks.py`` and ``plugin/run_hooks.py`` call hooks,
+and every module stays small.
 
 Imports are read with ``ast`` from every module, including imports inside functions, since a
 deferred import is still a dependency. The shipped methods (``methods/shipped``) are method

@@ -29,14 +29,14 @@ import binascii
 import copy
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any, Final
 
-from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from pytest_mteval.cards.key_files import read_private_key, read_public_key, write_key_pair
 from pytest_mteval.errors import MtevalError
 
 ALGORITHM: Final = "ed25519"
@@ -72,63 +72,19 @@ def key_fingerprint(public_key: Ed25519PublicKey) -> str:
 def generate_key_pair(private_path: Path) -> Path:
     """Write a new private key to ``private_path`` (0600) and its public key beside it
     (``<name>.pub``); neither file may exist already. Returns the public key's path."""
-    public_path = private_path.with_name(private_path.name + ".pub")
-    for path in (private_path, public_path):
-        if path.exists():
-            raise SigningError(f"{path}: exists; a key is never overwritten")
-    key = Ed25519PrivateKey.generate()
-    private_pem = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-    public_pem = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
-    _write_exclusive(private_path, private_pem, 0o600)
-    _write_exclusive(public_path, public_pem, 0o644)
-    return public_path
-
-
-def _write_exclusive(path: Path, data: bytes, mode: int) -> None:
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
-    except OSError as exc:
-        raise SigningError(f"{path}: cannot create: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    os.chmod(path, mode)  # the umask may have taken bits away; never added any
+    return write_key_pair(private_path, Ed25519PrivateKey.generate(), SigningError)
 
 
 def load_private_key(path: Path) -> Ed25519PrivateKey:
     """The Ed25519 private key in ``path``; refused when others may read the file."""
-    try:
-        mode = path.stat().st_mode
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SigningError(f"{path}: cannot read signing key: {exc.strerror or exc}") from None
-    if mode & 0o077:
-        raise SigningError(
-            f"{path}: signing key is readable by others (mode {mode & 0o777:o}); chmod 600 it"
-        )
-    try:
-        key = serialization.load_pem_private_key(data, password=None)
-    except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
-        raise SigningError(f"{path}: not an unencrypted PEM private key ({exc})") from None
+    key = read_private_key(path, SigningError, "signing key")
     if not isinstance(key, Ed25519PrivateKey):
         raise SigningError(f"{path}: not an Ed25519 key (run `mteval keygen`)")
     return key
 
 
 def load_public_key(path: Path) -> Ed25519PublicKey:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SigningError(f"{path}: cannot read public key: {exc.strerror or exc}") from None
-    try:
-        key = serialization.load_pem_public_key(data)
-    except (ValueError, UnsupportedAlgorithm) as exc:
-        raise SigningError(f"{path}: not a PEM public key ({exc})") from None
+    key = read_public_key(path, SigningError)
     if not isinstance(key, Ed25519PublicKey):
         raise SigningError(f"{path}: not an Ed25519 public key")
     return key

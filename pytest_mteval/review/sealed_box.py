@@ -24,12 +24,14 @@ import os
 from pathlib import Path
 from typing import Final
 
-from cryptography.exceptions import InvalidTag, UnsupportedAlgorithm
+from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from pytest_mteval.cards import key_files
+from pytest_mteval.cards.key_files import read_private_key, read_public_key, write_key_pair
 from pytest_mteval.errors import MtevalError
 
 MAGIC: Final = b"MTEVRSMP"
@@ -98,40 +100,16 @@ def open_box(data: bytes, private: X25519PrivateKey, where: str) -> bytes:
 def generate_key_pair(private_path: Path) -> Path:
     """A new private key in ``private_path`` (0600) and its public key in ``<name>.pub``;
     neither may exist. Returns the public key's path."""
-    public_path = private_path.with_name(private_path.name + ".pub")
-    for path in (private_path, public_path):
-        if path.exists():
-            raise SealedBoxError(f"{path}: exists; a key is never overwritten")
-    key = X25519PrivateKey.generate()
-    private_pem = key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
-    public_pem = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
-    write_exclusive(private_path, private_pem, 0o600)
-    write_exclusive(public_path, public_pem, 0o644)
-    return public_path
+    return write_key_pair(private_path, X25519PrivateKey.generate(), SealedBoxError)
 
 
 def write_exclusive(path: Path, data: bytes, mode: int) -> None:
     """Create ``path`` with ``data``: never over an existing file, never through a symlink."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
-    except OSError as exc:
-        raise SealedBoxError(f"{path}: cannot create: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    os.chmod(path, mode)
+    key_files.write_exclusive(path, data, mode, SealedBoxError)
 
 
 def load_public_key(path: Path) -> X25519PublicKey:
-    try:
-        key = serialization.load_pem_public_key(path.read_bytes())
-    except OSError as exc:
-        raise SealedBoxError(f"{path}: cannot read public key: {exc.strerror or exc}") from None
-    except (ValueError, UnsupportedAlgorithm) as exc:
-        raise SealedBoxError(f"{path}: not a PEM public key ({exc})") from None
+    key = read_public_key(path, SealedBoxError)
     if not isinstance(key, X25519PublicKey):
         raise SealedBoxError(f"{path}: not an X25519 public key (run `mteval review keygen`)")
     return key
@@ -139,19 +117,7 @@ def load_public_key(path: Path) -> X25519PublicKey:
 
 def load_private_key(path: Path) -> X25519PrivateKey:
     """The X25519 private key in ``path``; refused when others may read the file."""
-    try:
-        mode = path.stat().st_mode
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SealedBoxError(f"{path}: cannot read private key: {exc.strerror or exc}") from None
-    if mode & 0o077:
-        raise SealedBoxError(
-            f"{path}: private key is readable by others (mode {mode & 0o777:o}); chmod 600 it"
-        )
-    try:
-        key = serialization.load_pem_private_key(data, password=None)
-    except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
-        raise SealedBoxError(f"{path}: not an unencrypted PEM private key ({exc})") from None
+    key = read_private_key(path, SealedBoxError, "private key")
     if not isinstance(key, X25519PrivateKey):
         raise SealedBoxError(f"{path}: not an X25519 private key (run `mteval review keygen`)")
     return key
