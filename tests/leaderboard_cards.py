@@ -29,17 +29,28 @@ def session_card(
 ) -> Path:
     """The card of a real pytest session replaying run ``name``; ``tag`` makes another run of
     the same configuration (a reproduction)."""
-    predictions, model, corpus = RUNS[name]
     folder = Path(tempfile.mkdtemp(prefix=f"mteval-{name}{tag}-"))
-    card = folder / f"{name}{tag}.json"
+    return replay_session(name, folder / f"{name}{tag}.json", method=method, extra=extra)
+
+
+def replay_session(
+    name: str,
+    card: Path,
+    corpus: Path | None = None,
+    method: Path = REPLAY,
+    extra: tuple[str, ...] = (),
+) -> Path:
+    """Run a pytest session replaying run ``name`` (on its own corpus unless ``corpus``) in
+    ``card``'s folder; the card it wrote."""
+    predictions, model, default_corpus = RUNS[name]
     done = subprocess.run(
         [
-            sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-            f"--mteval-corpus={corpus}", f"--mteval-method={method}",
+            sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+            f"--mteval-corpus={corpus or default_corpus}", f"--mteval-method={method}",
             f"--mteval-method-arg=predictions={predictions}", f"--mteval-model={model}",
             f"--mteval-run-card={card}", *extra,
         ],
-        cwd=folder, capture_output=True, text=True, check=False,
+        cwd=card.parent, capture_output=True, text=True, check=False,
     )  # fmt: skip
     if not card.exists():
         raise RuntimeError(f"replay session wrote no card:\n{done.stdout}\n{done.stderr}")

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 import tempfile
 from functools import cache
 from pathlib import Path
 
-from leaderboard_cards import RUNS
+from leaderboard_cards import replay_session
 from replayed_runs import REPLAY, SNA_CORPUS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -56,18 +54,5 @@ def card_of(
     extra: tuple[str, ...] = (),
 ) -> Path:
     """The card of a real session replaying run ``name`` (tests/leaderboard_cards.py RUNS)."""
-    predictions, model, default_corpus = RUNS[name]
     folder = Path(tempfile.mkdtemp(prefix=f"mteval-{name}-{tag}-"))
-    card = folder / f"{name}-{tag}.json"
-    done = subprocess.run(
-        [
-            sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-            f"--mteval-corpus={corpus or default_corpus}", f"--mteval-method={method}",
-            f"--mteval-method-arg=predictions={predictions}", f"--mteval-model={model}",
-            f"--mteval-run-card={card}", *extra,
-        ],
-        cwd=folder, capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    if not card.exists():
-        raise RuntimeError(f"session wrote no card:\n{done.stdout}\n{done.stderr}")
-    return card
+    return replay_session(name, folder / f"{name}-{tag}.json", corpus, method, extra)

@@ -6,19 +6,17 @@ re-runs a card uncached and reports the spread of its scores at temperature 0.7.
 from __future__ import annotations
 
 import json
-import random
 import re
 import shutil
 import statistics
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
-from chat_server import ChatServer, Reply
+from chat_server import ChatServer
 from conftest import METHODS
-from replayed_runs import SNA_CORPUS
+from sampling_model import SamplingModel, sna_head_and_prices
 
 from pytest_mteval.cards.signing import generate_key_pair
 from pytest_mteval.cli.main import main
@@ -27,35 +25,9 @@ KEY_ENV = "MTEVAL_TEST_REPRO_KEY"
 ENTRIES = 12
 
 
-class SamplingModel:
-    """A stand-in for a sampled LLM: it answers with the entry's human reference, and at
-    temperature t drops each word with probability t/4 (seeded; a fresh draw per request),
-    so repeats at t > 0 differ and repeats at t = 0 agree."""
-
-    def __init__(self, corpus: Path) -> None:
-        entries = json.loads(corpus.read_text(encoding="utf-8"))["entries"]
-        self.by_source = {e["source"]: e["reference"] for e in entries}
-        self.random = random.Random(20261203)
-        self.lock = threading.Lock()
-
-    def __call__(self, body: dict) -> Reply:
-        user = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
-        source = max((s for s in self.by_source if s in str(user)), key=len)
-        words = self.by_source[source].split()
-        temperature = float(body.get("temperature") or 0.0)
-        with self.lock:
-            kept = [w for w in words if self.random.random() >= temperature / 4]
-        return Reply.ok(" ".join(kept or words[:1]))
-
-
 @pytest.fixture
 def setup(tmp_path, monkeypatch):
-    document = json.loads(SNA_CORPUS.read_text(encoding="utf-8"))
-    document["entries"] = document["entries"][:ENTRIES]
-    corpus = tmp_path / "sna-head.json"
-    corpus.write_text(json.dumps(document), encoding="utf-8")
-    prices = tmp_path / "prices.json"
-    prices.write_text(json.dumps({"models": {"test/sampler": {"input": 1.0, "output": 2.0}}}))
+    corpus, prices = sna_head_and_prices(tmp_path, ENTRIES)
     keys = {}
     for who in ("submitter", "maintainer"):
         keys[who] = tmp_path / "keys" / who

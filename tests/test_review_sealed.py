@@ -7,7 +7,6 @@ gold card community-validated on the leaderboard."""
 from __future__ import annotations
 
 import csv
-import html
 import json
 import os
 import subprocess
@@ -20,6 +19,7 @@ import pytest
 from replayed_runs import GPT55, REPLAY, SNA_CORPUS
 from test_leaderboard import tables
 from test_review import mteval, rate
+from text_forms import texts_found
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cli.main import main
@@ -109,19 +109,6 @@ def test_the_sealed_sample_opens_with_the_steward_key_and_holds_the_sampled_text
     assert {row["sample_id"] for row in rows} == {block["sample_id"]}
 
 
-def _forms(text: str) -> set[str]:
-    return {
-        text,
-        json.dumps(text)[1:-1],
-        json.dumps(text, ensure_ascii=False)[1:-1],
-        html.escape(text),
-    }
-
-
-def _found(texts: set[str], data: str) -> set[str]:
-    return {text for text in texts if any(form in data for form in _forms(text))}
-
-
 def test_attack_no_sampled_text_leaves_the_sealed_file(gold):
     """Look for every sampled source, reference and output (6 characters or more) in every
     file the run wrote but the sealed sample (card, HTML report, .mteval: cache, index, logs)
@@ -139,18 +126,18 @@ def test_attack_no_sampled_text_leaves_the_sealed_file(gold):
     assert set(drawn) <= card_ids
     # the search finds them where they are: the inputs the run read
     inputs = gold.corpus.read_text(encoding="utf-8") + GPT55.read_text(encoding="utf-8")
-    assert _found(texts, inputs) == texts
+    assert texts_found(texts, inputs) == texts
     written = [p for p in gold.run.rglob("*") if p.is_file() and p != gold.sealed]
     assert gold.run / "card.json" in written
     assert gold.run / "report.html" in written
     for path in written:
         data = path.read_bytes().decode("utf-8", errors="replace")
-        assert _found(texts, data) == set(), path
-    assert _found(texts, gold.terminal) == set()
+        assert texts_found(texts, data) == set(), path
+    assert texts_found(texts, gold.terminal) == set()
     assert "review sample" in gold.terminal
     assert gold.sealed.name in gold.terminal
     # and the sealed file itself holds none of them in the clear
-    assert _found(texts, gold.sealed.read_bytes().decode("latin-1")) == set()
+    assert texts_found(texts, gold.sealed.read_bytes().decode("latin-1")) == set()
 
 
 def test_a_wrong_key_fails_in_one_line(gold, tmp_path):

@@ -10,7 +10,6 @@ A public run's log keeps the bodies, as before."""
 
 from __future__ import annotations
 
-import html
 import json
 import shutil
 import subprocess
@@ -22,6 +21,7 @@ from typing import Any
 import pytest
 from chat_server import ChatServer, default_translate
 from conftest import METHODS, envelope, flores_entries
+from text_forms import texts_found
 
 from pytest_mteval.run.sandbox import sandbox_problem
 
@@ -80,19 +80,6 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     }
 
 
-def _forms(text: str) -> set[str]:
-    return {
-        text,
-        json.dumps(text)[1:-1],
-        json.dumps(text, ensure_ascii=False)[1:-1],
-        html.escape(text),
-    }
-
-
-def _found(texts: set[str], data: str) -> set[str]:
-    return {text for text in texts if any(form in data for form in _forms(text))}
-
-
 def _session(pytester: pytest.Pytester, corpus: Path, *args: str) -> tuple[Any, dict[str, Any]]:
     card = pytester.path / "card.json"
     result = pytester.runpytest_subprocess(
@@ -143,15 +130,15 @@ def test_attack_a_secret_run_writes_no_text_anywhere(pytester, world, server, wh
     assert len(texts) == 3 * COUNT
     # the search finds them where they are: the clear corpus and the provider's side
     provider_side = json.dumps([[r.body for r in server.requests], answers])
-    assert _found(texts, world["clear"].read_text("utf-8") + provider_side) == texts
+    assert texts_found(texts, world["clear"].read_text("utf-8") + provider_side) == texts
     written = [p for p in pytester.path.rglob("*") if p.is_file()]
     log = Path(card["runner"]["gateway"]["audit_log"])
     assert log in written
     assert pytester.path / "report.html" in written
     for path in written:
         data = path.read_bytes().decode("utf-8", errors="replace")
-        assert _found(texts, data) == set(), path
-    assert _found(texts, result.stdout.str() + result.stderr.str()) == set()
+        assert texts_found(texts, data) == set(), path
+    assert texts_found(texts, result.stdout.str() + result.stderr.str()) == set()
     assert not (pytester.path / ".mteval" / "cache").exists()  # no outputs kept on disk
 
 

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 from chat_server import ChatServer
 from conftest import METHODS
-from replayed_runs import SNA_CORPUS
-from test_reproduction import SamplingModel
+from sampling_model import SamplingModel, sna_head_and_prices
 
 from pytest_mteval.cli.main import main
 from pytest_mteval.sweep.plan import load_plan
@@ -22,12 +21,7 @@ ENTRIES = 8
 
 @pytest.fixture
 def sweep(tmp_path, monkeypatch):
-    document = json.loads(SNA_CORPUS.read_text(encoding="utf-8"))
-    document["entries"] = document["entries"][:ENTRIES]
-    corpus = tmp_path / "sna-head.json"
-    corpus.write_text(json.dumps(document), encoding="utf-8")
-    prices = tmp_path / "prices.json"
-    prices.write_text(json.dumps({"models": {"test/sampler": {"input": 1.0, "output": 2.0}}}))
+    corpus, prices = sna_head_and_prices(tmp_path, ENTRIES)
     monkeypatch.setenv(KEY_ENV, "sk-sweep-repeats")
     monkeypatch.chdir(tmp_path)
     with ChatServer(model_id="test/sampler-1") as server:
