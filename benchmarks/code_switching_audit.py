@@ -35,7 +35,7 @@ from typing import Any
 
 from pytest_mteval.corpus import Corpus, CorpusError, load_corpus
 from pytest_mteval.errors import JsonFileError, read_json
-from pytest_mteval.metrics import leakage
+from pytest_mteval.metrics import code_switching
 from pytest_mteval.metrics.base import MetricContext
 
 AUDIT = Path(__file__).with_name("data") / "code_switching_audit.tsv"
@@ -99,7 +99,7 @@ def firings(runs: Path, candidates: Sequence[Corpus]) -> tuple[list[Firing], lis
         if corpus is None:
             lines.append(f"{report['run_id']}: no corpus holds its entries; skipped")
             continue
-        metric = leakage.build(MetricContext(corpus=corpus))
+        metric = code_switching.build(MetricContext(corpus=corpus))
         entries = {e.key: e for e in corpus.entries}
         scored = 0
         for row in report["entries"]:

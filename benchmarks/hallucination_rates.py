@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.corpus import Corpus, Dataset, Entry
-from pytest_mteval.metrics import hallucination, leakage
+from pytest_mteval.metrics import code_switching, hallucination
 from pytest_mteval.metrics.base import MetricContext
 from pytest_mteval.metrics.match import normalize
 from pytest_mteval.metrics.record import as_records
@@ -53,7 +53,7 @@ def corpus_of(entries: Sequence[dict[str, Any]], name: str) -> Corpus:
 def evaluate(corpus: Corpus, outputs: Sequence[str]) -> dict[str, Any]:
     """Both metrics over one set of outputs, as the plugin would run them."""
     context = MetricContext(corpus=corpus)
-    halluc, switching = hallucination.build(context), leakage.build(context)
+    halluc, switching = hallucination.build(context), code_switching.build(context)
     records = []
     for entry, output in zip(corpus.entries, outputs, strict=True):
         records.append(

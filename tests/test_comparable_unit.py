@@ -10,7 +10,7 @@ import pytest
 from sacrebleu.metrics import BLEU, CHRF, TER
 
 from pytest_mteval.metrics import catalog
-from pytest_mteval.scoring import comparable
+from pytest_mteval.scoring import comparable_run
 
 PAIRS = [
     ("le chat est sur le tapis", "le chat est assis sur le tapis"),
@@ -25,10 +25,10 @@ def _stats(metric: Any, hyp: str, ref: str) -> list[float]:
 
 
 def test_a_harness_report_is_told_apart_from_a_card():
-    assert comparable.is_harness_report({"entries": [], "overall": {}})
-    assert not comparable.is_harness_report({"entries": [], "overall": None})
-    assert not comparable.is_harness_report({"entries": {}, "overall": {}})
-    assert not comparable.is_harness_report({"results": [], "scores": {}})
+    assert comparable_run.is_harness_report({"entries": [], "overall": {}})
+    assert not comparable_run.is_harness_report({"entries": [], "overall": None})
+    assert not comparable_run.is_harness_report({"entries": {}, "overall": {}})
+    assert not comparable_run.is_harness_report({"results": [], "scores": {}})
 
 
 def _card(**changes: Any) -> dict[str, Any]:
@@ -57,7 +57,7 @@ def _card(**changes: Any) -> dict[str, Any]:
 
 def test_a_card_becomes_a_comparable_with_its_numbers_rows_and_findings():
     card = _card()
-    run = comparable.from_card(card, "cards/run.json")
+    run = comparable_run.from_card(card, "cards/run.json")
     assert run.path == "cards/run.json"
     assert run.origin == "run card"
     assert run.label == "gpt-x"
@@ -85,25 +85,25 @@ def test_a_card_becomes_a_comparable_with_its_numbers_rows_and_findings():
 def test_a_card_without_composite_label_hash_or_findings_gets_them_computed_or_empty():
     card = _card(model_slug="", run_card_hash="", hallucination=None, dataset={})
     card["scores"] = {"exact_match_rate": 0.5, "chrf_plus_plus": 60.0}
-    run = comparable.from_card(card, "x.json")
+    run = comparable_run.from_card(card, "x.json")
     # profile B over exact match and chrF++: (0.25 * 0.6 + 0.10 * 0.5) / 0.35
     assert run.composite == pytest.approx((0.25 * 0.6 + 0.10 * 0.5) / 0.35)
     assert run.label == "?"
     assert run.run_card_hash is None
     assert run.hallucinated == frozenset()
     assert run.dataset_sha256 is None
-    bare = comparable.from_card({"results": []}, "y.json")
+    bare = comparable_run.from_card({"results": []}, "y.json")
     assert bare.metrics == dict.fromkeys(catalog.names())
     assert bare.composite is None
     assert bare.rows == {}
     assert bare.label == "?"
     assert bare.profile == "B"
-    assert comparable.from_card({"hallucination": {}}, "z.json").hallucinated == frozenset()
+    assert comparable_run.from_card({"hallucination": {}}, "z.json").hallucinated == frozenset()
 
 
 def test_the_records_a_card_was_built_from_are_its_rows():
     records = [{"entry_id": "r1", "source": "s", "expected": "t", "stats": {"chrf": [1.0]}}]
-    run = comparable.from_card(_card(), "run.json", records)
+    run = comparable_run.from_card(_card(), "run.json", records)
     assert list(run.rows) == ["r1"]
     assert run.rows["r1"]["stats"] == {"chrf": [1.0]}
 
@@ -122,8 +122,8 @@ def test_the_records_a_card_was_built_from_are_its_rows():
     ],
 )
 def test_a_cards_profile_is_the_recorded_one_else_a_when_it_measured_fst(card, profile):
-    assert comparable.card_profile(card) == profile
-    assert type(comparable.card_profile(card)) is str
+    assert comparable_run.card_profile(card) == profile
+    assert type(comparable_run.card_profile(card)) is str
 
 
 def _report(**overall: Any) -> dict[str, Any]:
@@ -147,7 +147,7 @@ def _report(**overall: Any) -> dict[str, Any]:
 
 def test_a_harness_report_is_re_scored_by_sacrebleu_from_its_own_predictions():
     report = _report()
-    run = comparable.from_harness_report(report, "r.json")
+    run = comparable_run.from_harness_report(report, "r.json")
     hyps = [h for h, _ in PAIRS] + [""]
     refs = [[r for _, r in PAIRS] + ["il fait beau"]]
     chrf = CHRF(word_order=2).corpus_score(hyps, refs).score
@@ -176,20 +176,20 @@ def test_a_reports_own_chrf_within_rounding_is_not_noted():
     hyps = [h for h, _ in PAIRS] + [""]
     refs = [[r for _, r in PAIRS] + ["il fait beau"]]
     chrf = CHRF(word_order=2).corpus_score(hyps, refs).score
-    assert comparable.from_harness_report(_report(corpus_chrf=chrf + 0.01), "r").notes == []
-    assert comparable.from_harness_report(_report(corpus_chrf=chrf - 0.01), "r").notes == []
-    assert len(comparable.from_harness_report(_report(corpus_chrf=chrf + 0.02), "r").notes) == 1
-    assert comparable.from_harness_report(_report(corpus_chrf=None), "r").notes == []
-    assert comparable.from_harness_report(_report(corpus_chrf="90"), "r").notes == []
+    assert comparable_run.from_harness_report(_report(corpus_chrf=chrf + 0.01), "r").notes == []
+    assert comparable_run.from_harness_report(_report(corpus_chrf=chrf - 0.01), "r").notes == []
+    assert len(comparable_run.from_harness_report(_report(corpus_chrf=chrf + 0.02), "r").notes) == 1
+    assert comparable_run.from_harness_report(_report(corpus_chrf=None), "r").notes == []
+    assert comparable_run.from_harness_report(_report(corpus_chrf="90"), "r").notes == []
 
 
 def test_a_report_without_config_or_overall_details_still_reads():
     report = {"entries": _report()["entries"][:1], "overall": {}}
-    run = comparable.from_harness_report(report, "r")
+    run = comparable_run.from_harness_report(report, "r")
     assert run.label == "?"
     assert run.reported_only == {"composite_score": None, "plugin_metrics": {}}
-    assert comparable.from_harness_report({**report, "run_id": "r-9"}, "r").label == "r-9"
-    no_overall = comparable.from_harness_report({"entries": [], "overall": None}, "r")
+    assert comparable_run.from_harness_report({**report, "run_id": "r-9"}, "r").label == "r-9"
+    no_overall = comparable_run.from_harness_report({"entries": [], "overall": None}, "r")
     assert no_overall.rows == {}
     assert no_overall.notes == []
 
@@ -202,7 +202,7 @@ def test_a_harness_entry_becomes_our_record_with_every_familys_statistics():
         "predicted": "il pleut",
         "latency_s": 2,
     }
-    row = comparable.harness_row({**entry, "cost_usd": 0.5}, 3)
+    row = comparable_run.harness_row({**entry, "cost_usd": 0.5}, 3)
     assert (row["entry_id"], row["index"], row["source"], row["expected"]) == (
         "5",
         3,
@@ -217,7 +217,7 @@ def test_a_harness_entry_becomes_our_record_with_every_familys_statistics():
         "bleu": _stats(BLEU(), "il pleut", "il pleut"),
         "ter": _stats(TER(), "il pleut", "il pleut"),
     }
-    assert comparable.harness_row(entry)["index"] == 0
+    assert comparable_run.harness_row(entry)["index"] == 0
 
 
 @pytest.mark.parametrize(
@@ -229,7 +229,7 @@ def test_a_harness_entry_becomes_our_record_with_every_familys_statistics():
     ],
 )
 def test_an_errored_or_missing_prediction_is_an_empty_translation(entry):
-    row = comparable.harness_row(entry)
+    row = comparable_run.harness_row(entry)
     assert row["predicted"] is None
     assert row["error"] == entry.get("error")
     assert row["source"] == ""
@@ -238,7 +238,7 @@ def test_an_errored_or_missing_prediction_is_an_empty_translation(entry):
 
 
 def test_an_empty_error_is_no_error_and_missing_text_is_empty():
-    row = comparable.harness_row({"id": "e", "predicted": "x", "error": ""})
+    row = comparable_run.harness_row({"id": "e", "predicted": "x", "error": ""})
     assert row["error"] is None
     assert row["predicted"] == "x"
     assert (row["source"], row["expected"]) == ("", "")
@@ -247,7 +247,7 @@ def test_an_empty_error_is_no_error_and_missing_text_is_empty():
 
 def test_row_stats_keeps_every_familys_statistics_on_the_row():
     row: Any = {"predicted": "bonjour", "expected": "bonsoir"}
-    stats = comparable.row_stats(row)
+    stats = comparable_run.row_stats(row)
     assert row["stats"] is stats
     assert stats == {
         "chrf": _stats(CHRF(word_order=2), "bonjour", "bonsoir"),
@@ -262,19 +262,19 @@ def test_an_entry_statistic_is_the_registered_definition_over_the_rows():
         {"entry_id": "2", "hallucination_detected": True},
         {"entry_id": "3", "hallucination_detected": False},
     ]
-    statistic = comparable.entry_statistic("hallucination_rate", rows, frozenset({"3"}))
+    statistic = comparable_run.entry_statistic("hallucination_rate", rows, frozenset({"3"}))
     assert statistic is not None
     assert statistic.rows.tolist() == [[0.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
     assert statistic.value([2.0, 3.0]) == pytest.approx(2 / 3)
-    plain = comparable.entry_statistic("hallucination_rate", rows)
+    plain = comparable_run.entry_statistic("hallucination_rate", rows)
     assert plain is not None
     assert plain.rows[:, 0].tolist() == [0.0, 1.0, 0.0]
-    assert comparable.entry_statistic("no_such_metric", rows) is None
-    assert comparable.entry_statistic("fst_acceptance_rate", rows) is None
+    assert comparable_run.entry_statistic("no_such_metric", rows) is None
+    assert comparable_run.entry_statistic("fst_acceptance_rate", rows) is None
 
 
 def test_a_constant_statistic_holds_its_value_on_any_resample():
-    statistic = comparable.constant_statistic(0.37, 4)
+    statistic = comparable_run.constant_statistic(0.37, 4)
     assert statistic.rows.tolist() == [[0.37, 1.0]] * 4
     assert statistic.value([0.37 * 2, 2.0]) == pytest.approx(0.37)
 
@@ -285,11 +285,13 @@ def test_a_reports_chrf_exactly_at_the_rounding_limit_is_not_noted():
         "entries": [{"id": "a", "expected": "abc", "predicted": "xyz"}],
         "overall": {"corpus_chrf": 0.01},
     }
-    run = comparable.from_harness_report(report, "r.json")
+    run = comparable_run.from_harness_report(report, "r.json")
     assert run.metrics["chrf_plus_plus"] == 0.0
     assert run.path == "r.json"
     assert run.notes == []
-    over = comparable.from_harness_report({**report, "overall": {"corpus_chrf": 0.02}}, "r.json")
+    over = comparable_run.from_harness_report(
+        {**report, "overall": {"corpus_chrf": 0.02}}, "r.json"
+    )
     assert over.notes == [
         "r.json: the report's own corpus chrF++ 0.02 differs from ours 0.00 re-scored from "
         "its predictions; ours is used"

@@ -25,7 +25,7 @@ from pytest_mteval.cards.compare import (
 )
 from pytest_mteval.cards.gate import GateVerdict, fmt, interval
 from pytest_mteval.metrics.record import EntryRecord
-from pytest_mteval.scoring.comparable import Comparable
+from pytest_mteval.scoring.comparable_run import Comparable
 from pytest_mteval.scoring.gate_options import GateOptions
 
 CHRF_PP = CHRF(word_order=2)

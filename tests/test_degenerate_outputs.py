@@ -11,7 +11,7 @@ from functools import cache
 import pytest
 
 from pytest_mteval.corpus import Corpus, Entry, load_corpus
-from pytest_mteval.metrics import leakage
+from pytest_mteval.metrics import code_switching
 from pytest_mteval.metrics.base import Metric, MetricContext
 from pytest_mteval.metrics.registry import builtin_metrics
 from pytest_mteval.metrics.resources import corpus_resources
@@ -145,13 +145,13 @@ def entry(source: str, reference: str) -> Entry:
 )
 def test_an_output_with_no_text_of_its_own_is_found_by_hand(output, expected):
     # Counted by hand: the corpus's sources are "The dog sleeps" and "The cat eats, Tom".
-    metric = leakage.CodeSwitching(
+    metric = code_switching.CodeSwitching(
         None,
         frozenset(),
         frozenset(),
         source_vocabulary=frozenset({"the", "dog", "sleeps", "cat", "eats", "tom"}),
     )
     found = metric.no_target_text(
-        leakage.words(output), entry("The dog sleeps, Tom.", "Imbwa inorara, Tom.")
+        code_switching.words(output), entry("The dog sleeps, Tom.", "Imbwa inorara, Tom.")
     )
     assert found is expected

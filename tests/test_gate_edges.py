@@ -218,7 +218,7 @@ def test_a_drop_whose_significance_cannot_be_tested_fails_and_says_why():
     from dataclasses import replace
 
     from pytest_mteval.cards import gate
-    from pytest_mteval.scoring.pairing import Measure, Pairing
+    from pytest_mteval.scoring.paired_comparison import Measure, Pairing
 
     pairing = Pairing(["e1", "e2"], ["exact_match_rate"], ["exact_match_rate"], "B")
     untested = Measure("exact_match_rate", 0.8, 0.5, -0.3, None, None, None)

@@ -17,7 +17,7 @@ from methods_for_tests import MANIFEST
 
 from pytest_mteval.metrics.bounds import SCORING_CAP, scoring_limit
 from pytest_mteval.run.result_model import cut_for_scoring
-from pytest_mteval.scoring.comparable import harness_row
+from pytest_mteval.scoring.comparable_run import harness_row
 
 pytest_plugins = ["pytester"]
 
@@ -176,7 +176,7 @@ def test_the_limit_follows_the_source_and_the_cap() -> None:
 
 
 def test_a_reference_harness_reports_huge_prediction_is_scored_on_the_cut() -> None:
-    """A baseline report is re-scored by our code (scoring/comparable.py): the same bound."""
+    """A baseline report is re-scored by our code (scoring/comparable_run.py): the same bound."""
     entry = flores_entries(1)[0]
     huge = "x " * 2_000_000
     row = harness_row({**entry, "expected": entry["reference"], "predicted": huge})

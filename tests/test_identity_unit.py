@@ -15,9 +15,9 @@ import pytest
 from conftest import documented_fingerprint
 
 import pytest_mteval
-from pytest_mteval.cards import identity
+from pytest_mteval.cards import run_fingerprint
 from pytest_mteval.methods.protocol import RunConfig
-from pytest_mteval.run.state import RunState
+from pytest_mteval.run.run_state import RunState
 
 
 class Prompted:
@@ -59,13 +59,13 @@ def _state(method: object, model: str | None = "gpt-x", **config: Any) -> RunSta
 
 def test_the_system_prompt_is_the_methods_own_for_this_run():
     state = _state(Prompted())
-    assert identity.system_prompt(state) == "Traduis de eng en fra — sans détour."
-    assert identity.system_prompt(_state(Plain())) == ""
+    assert run_fingerprint.system_prompt(state) == "Traduis de eng en fra — sans détour."
+    assert run_fingerprint.system_prompt(_state(Plain())) == ""
 
 
 def test_the_identity_fields_are_spec_3_8s():
     prompt = "Traduis — vite."
-    fields = identity.identity_fields(_state(Prompted()), prompt)
+    fields = run_fingerprint.identity_fields(_state(Prompted()), prompt)
     assert fields == {
         "harness_version": pytest_mteval.__version__,
         "model_slug": "gpt-x",
@@ -79,7 +79,7 @@ def test_the_identity_fields_are_spec_3_8s():
 
 @pytest.mark.parametrize("model", [None, ""])
 def test_a_run_without_a_model_is_named_after_its_method(model):
-    fields = identity.identity_fields(_state(Plain(), model=model), "")
+    fields = run_fingerprint.identity_fields(_state(Plain(), model=model), "")
     assert fields["model_slug"] == "method:my-method"
     assert fields["tools_enabled"] == []
     assert fields["system_prompt_sha256"] == hashlib.sha256(b"").hexdigest()
@@ -88,7 +88,7 @@ def test_a_run_without_a_model_is_named_after_its_method(model):
 def test_a_method_whose_tools_are_none_has_an_empty_list():
     method = Plain()
     method.tools_enabled = None  # type: ignore[attr-defined]
-    assert identity.identity_fields(_state(method), "")["tools_enabled"] == []
+    assert run_fingerprint.identity_fields(_state(method), "")["tools_enabled"] == []
 
 
 def test_the_planned_fingerprint_is_the_documented_one_of_the_card_to_come():
@@ -104,9 +104,9 @@ def test_the_planned_fingerprint_is_the_documented_one_of_the_card_to_come():
         "batch_size": 3,
         "tools_enabled": ["lookup", "fst", "dictionary"],
     }
-    assert identity.planned_fingerprint(state) == documented_fingerprint(card)
+    assert run_fingerprint.planned_fingerprint(state) == documented_fingerprint(card)
     other = _state(Plain(), condition="naive", temperature=0.0, batch_size=3)
-    assert identity.planned_fingerprint(other) == documented_fingerprint(
+    assert run_fingerprint.planned_fingerprint(other) == documented_fingerprint(
         {
             **card,
             "model_slug": "gpt-x",

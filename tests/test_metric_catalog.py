@@ -24,7 +24,7 @@ from pytest_mteval.metrics.catalog import MetricDefinitionError
 from pytest_mteval.metrics.definition import MetricDefinition, RatioOfCounts, ShareOfAll
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
-from pytest_mteval.scoring.comparable import from_card
+from pytest_mteval.scoring.comparable_run import from_card
 from pytest_mteval.scoring.gate_options import GateOptionError, GateOptions, parse_metric_gate
 
 pytest_plugins = ["pytester"]

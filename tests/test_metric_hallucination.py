@@ -14,8 +14,8 @@ import pytest
 from pytest_mteval.corpus import Corpus, Dataset, Entry, load_corpus
 from pytest_mteval.metrics import hallucination
 from pytest_mteval.metrics.base import Metric, MetricContext
+from pytest_mteval.metrics.invented_names import name_checks_apply
 from pytest_mteval.metrics.match import normalize
-from pytest_mteval.metrics.names import name_checks_apply
 
 REPO = Path(__file__).resolve().parents[1]
 RUNS = REPO / "tests" / "data" / "upstream-runs"

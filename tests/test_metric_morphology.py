@@ -17,7 +17,7 @@ from pytest_mteval.corpus import load_corpus
 from pytest_mteval.metrics import morphology
 from pytest_mteval.metrics.base import Metric, MetricContext
 from pytest_mteval.run.record import build_record
-from pytest_mteval.scoring.comparable import entry_statistic
+from pytest_mteval.scoring.comparable_run import entry_statistic
 
 REPO = Path(__file__).resolve().parents[1]
 CRK = REPO / "corpora" / "resources" / "crk"

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pytest_mteval.scoring import pairing
-from pytest_mteval.scoring.comparable import Comparable
+from pytest_mteval.scoring import paired_comparison
+from pytest_mteval.scoring.comparable_run import Comparable
 
 EXACT = [True, False, True, True, False, True, False, False, True, True]
 EXACT_NOW = [True, True, True, True, False, True, True, False, True, True]
@@ -58,7 +58,7 @@ def _share(values: list[bool]) -> float:
 def test_runs_of_one_dataset_pair_every_entry_and_the_metrics_both_measured():
     base = _run(_rows(EXACT), {"exact_match_rate": _share(EXACT), "bleu": 10.0}, notes=["old"])
     now = _run(_rows(EXACT_NOW), {"exact_match_rate": _share(EXACT_NOW), "ter": 50.0})
-    paired = pairing.pair(base, now)
+    paired = paired_comparison.pair(base, now)
     assert paired.common == [f"e{i}" for i in range(10)]
     assert paired.shared == ["exact_match_rate"]
     assert paired.composite_metrics == ["exact_match_rate"]
@@ -73,7 +73,7 @@ def test_entries_are_taken_in_the_current_runs_order_and_extra_ones_are_noted():
     now_rows["new"] = {"entry_id": "new", "source": "x", "expected": "y", "exact_match": True}
     base = _run(base_rows, {"exact_match_rate": 0.5})
     now = _run(now_rows, {"exact_match_rate": 0.5})
-    paired = pairing.pair(base, now)
+    paired = paired_comparison.pair(base, now)
     assert paired.common == [f"e{i}" for i in range(6, -1, -1)]
     assert paired.notes == ["compared over the 7 entries both runs scored (baseline 10, now 8)"]
 
@@ -82,7 +82,7 @@ def test_entries_are_taken_in_the_current_runs_order_and_extra_ones_are_noted():
 def test_a_run_with_entries_the_other_lacks_is_noted(base_n, now_n):
     base = _run(_rows(EXACT[:base_n]), {"exact_match_rate": 0.5})
     now = _run(_rows(EXACT_NOW[:now_n]), {"exact_match_rate": 0.5})
-    paired = pairing.pair(base, now)
+    paired = paired_comparison.pair(base, now)
     assert paired.notes == [
         f"compared over the 9 entries both runs scored (baseline {base_n}, now {now_n})"
     ]
@@ -98,14 +98,16 @@ def test_entries_whose_source_or_reference_changed_are_left_out_unless_the_data_
     now_rows["e4"]["expected"] = "changed"
     base = _run(base_rows, {"exact_match_rate": 0.5}, sha=base_sha)
     now = _run(now_rows, {"exact_match_rate": 0.5}, sha=now_sha)
-    paired = pairing.pair(base, now)
+    paired = paired_comparison.pair(base, now)
     assert paired.common == ["e0", "e2", "e3", "e5", "e6", "e7", "e8", "e9"]
     assert paired.notes == [
         "2 entries whose source or reference changed are left out",
         "compared over the 8 entries both runs scored (baseline 10, now 10)",
     ]
     # one dataset sha256 vouches for every entry (a withheld card has no text to compare)
-    same = pairing.pair(_run(base_rows, {}, sha="a" * 64), _run(now_rows, {}, sha="a" * 64))
+    same = paired_comparison.pair(
+        _run(base_rows, {}, sha="a" * 64), _run(now_rows, {}, sha="a" * 64)
+    )
     assert len(same.common) == 10
     assert same.notes == []
 
@@ -121,7 +123,7 @@ def test_another_profile_and_metrics_only_one_run_has_are_noted():
         {"exact_match_rate": 0.6, "chrf_plus_plus": 45.0, "semantic_score": 0.8, "ter": 2.0},
         profile="B",
     )
-    paired = pairing.pair(base, now)
+    paired = paired_comparison.pair(base, now)
     assert paired.profile == "B"
     assert paired.shared == ["chrf_plus_plus", "exact_match_rate"]
     assert paired.composite_metrics == ["chrf_plus_plus", "exact_match_rate"]  # B's order
@@ -131,7 +133,9 @@ def test_another_profile_and_metrics_only_one_run_has_are_noted():
         "exact_match_rate); only this run has semantic_score",
     ]
     # fst_acceptance_rate is not weighed in profile B: not worth a note
-    reverse = pairing.pair(now, _run(_rows(EXACT), {"exact_match_rate": 0.5}, profile="B"))
+    reverse = paired_comparison.pair(
+        now, _run(_rows(EXACT), {"exact_match_rate": 0.5}, profile="B")
+    )
     assert reverse.notes == [
         "composites recomputed over the metrics both runs measured (exact_match_rate); "
         "only the baseline had chrf_plus_plus, semantic_score"
@@ -140,7 +144,9 @@ def test_another_profile_and_metrics_only_one_run_has_are_noted():
 
 def test_a_composite_uses_the_profiles_order_and_only_shared_metrics():
     metrics = {"exact_match_rate": 0.5, "chrf_plus_plus": 40.0, "fst_acceptance_rate": 0.9}
-    paired = pairing.pair(_run(_rows(EXACT), metrics, "A"), _run(_rows(EXACT), metrics, "A"))
+    paired = paired_comparison.pair(
+        _run(_rows(EXACT), metrics, "A"), _run(_rows(EXACT), metrics, "A")
+    )
     assert paired.composite_metrics == [
         "fst_acceptance_rate",
         "chrf_plus_plus",
@@ -177,8 +183,8 @@ def _paired_by_hand(
 def test_a_measure_is_the_paired_bootstrap_over_the_common_entries():
     base = _run(_rows(EXACT), {"exact_match_rate": _share(EXACT)})
     now = _run(_rows(EXACT_NOW), {"exact_match_rate": _share(EXACT_NOW)})
-    paired = pairing.pair(base, now)
-    out = pairing.measure(
+    paired = paired_comparison.pair(base, now)
+    out = paired_comparison.measure(
         base, now, paired, ["exact_match_rate"], n_bootstrap=40, seed=3, confidence=0.8
     )
     measure = out["exact_match_rate"]
@@ -198,7 +204,9 @@ def test_a_measure_is_the_paired_bootstrap_over_the_common_entries():
 def test_the_default_resampling_is_sacrebleus():
     base = _run(_rows(EXACT), {"exact_match_rate": _share(EXACT)})
     now = _run(_rows(EXACT_NOW), {"exact_match_rate": _share(EXACT_NOW)})
-    measure = pairing.measure(base, now, pairing.pair(base, now), ["exact_match_rate"])
+    measure = paired_comparison.measure(
+        base, now, paired_comparison.pair(base, now), ["exact_match_rate"]
+    )
     lower, upper, p = _paired_by_hand(
         [int(x) for x in EXACT], [int(x) for x in EXACT_NOW], 1000, 12345, 0.95
     )
@@ -213,10 +221,10 @@ def test_the_default_resampling_is_sacrebleus():
 def test_without_the_test_a_measure_has_point_values_only():
     base = _run(_rows(EXACT), {"exact_match_rate": _share(EXACT)})
     now = _run(_rows(EXACT_NOW), {"exact_match_rate": _share(EXACT_NOW)})
-    out = pairing.measure(
-        base, now, pairing.pair(base, now), ["exact_match_rate", "composite"], test=False
+    out = paired_comparison.measure(
+        base, now, paired_comparison.pair(base, now), ["exact_match_rate", "composite"], test=False
     )
-    assert out["exact_match_rate"] == pairing.Measure(
+    assert out["exact_match_rate"] == paired_comparison.Measure(
         "exact_match_rate", pytest.approx(0.6), pytest.approx(0.8), pytest.approx(0.2),
         None, None, None, False,
     )  # fmt: skip
@@ -240,8 +248,8 @@ def test_the_composite_is_recomputed_over_the_shared_metrics_on_each_resample():
         {"exact_match_rate": 0.8, "fst_acceptance_rate": 0.8},
         profile="A",
     )
-    paired = pairing.pair(base, now)
-    out = pairing.measure(base, now, paired, ["composite"], n_bootstrap=20, seed=8)
+    paired = paired_comparison.pair(base, now)
+    out = paired_comparison.measure(base, now, paired, ["composite"], n_bootstrap=20, seed=8)
     assert set(out) == {"composite"}
 
     def composite(exact: list[bool], fst: list[int], row: Any) -> float:
@@ -266,12 +274,14 @@ def test_a_metric_without_per_entry_statistics_is_held_fixed_and_left_out_of_the
     now = _run(
         _rows(EXACT_NOW), {"exact_match_rate": 0.8, "fst_acceptance_rate": 0.75}, profile="A"
     )
-    paired = pairing.pair(base, now)
-    out = pairing.measure(
+    paired = paired_comparison.pair(base, now)
+    out = paired_comparison.measure(
         base, now, paired, ["fst_acceptance_rate", "composite"], n_bootstrap=30, seed=2
     )
     held = out["fst_acceptance_rate"]
-    assert held == pairing.Measure("fst_acceptance_rate", 0.5, 0.75, 0.25, None, None, None, True)
+    assert held == paired_comparison.Measure(
+        "fst_acceptance_rate", 0.5, 0.75, 0.25, None, None, None, True
+    )
     assert paired.composite_metrics == ["exact_match_rate"]
     assert paired.notes == [
         "held at their run-level values, not resampled: fst_acceptance_rate",
@@ -289,13 +299,15 @@ def test_a_metric_without_per_entry_statistics_is_held_fixed_and_left_out_of_the
 def test_a_composite_of_held_metrics_only_has_no_metric_left():
     base = _run(_rows(EXACT), {"fst_acceptance_rate": 0.5, "bleu": 10.0}, profile="A")
     now = _run(_rows(EXACT_NOW), {"fst_acceptance_rate": 0.75, "bleu": 12.0}, profile="A")
-    paired = pairing.pair(base, now)
-    out = pairing.measure(base, now, paired, ["composite", "fst_acceptance_rate"], seed=1)
+    paired = paired_comparison.pair(base, now)
+    out = paired_comparison.measure(base, now, paired, ["composite", "fst_acceptance_rate"], seed=1)
     assert paired.composite_metrics == []
     assert paired.notes[-1] == (
         "composites recomputed without the metrics held fixed (fst_acceptance_rate): over no metric"
     )
-    assert out["composite"] == pairing.Measure("composite", None, None, None, None, None, None)
+    assert out["composite"] == paired_comparison.Measure(
+        "composite", None, None, None, None, None, None
+    )
     assert out["fst_acceptance_rate"].held_fixed
 
 
@@ -303,28 +315,30 @@ def test_held_fixed_metrics_are_listed_sorted():
     rows = _rows(EXACT)
     metrics = {"fst_acceptance_rate": 0.5, "bleu": 10.0, "morphological_accuracy": 0.4}
     base, now = _run(rows, metrics), _run(rows, metrics)
-    paired = pairing.pair(base, now)
+    paired = paired_comparison.pair(base, now)
     wanted = ["morphological_accuracy", "fst_acceptance_rate"]
-    pairing.measure(base, now, paired, wanted, test=False)
+    paired_comparison.measure(base, now, paired, wanted, test=False)
     assert paired.notes == [
         "held at their run-level values, not resampled: fst_acceptance_rate, morphological_accuracy"
     ]
 
 
 def test_metrics_not_shared_or_no_common_entries_give_empty_measures():
-    empty = pairing.Measure("ter", None, None, None, None, None, None, False)
+    empty = paired_comparison.Measure("ter", None, None, None, None, None, None, False)
     base = _run(_rows(EXACT), {"exact_match_rate": 0.6, "ter": 40.0})
     now = _run(_rows(EXACT_NOW), {"exact_match_rate": 0.8})
-    out = pairing.measure(base, now, pairing.pair(base, now), ["ter", "exact_match_rate"])
+    out = paired_comparison.measure(
+        base, now, paired_comparison.pair(base, now), ["ter", "exact_match_rate"]
+    )
     assert out["ter"] == empty
     assert out["exact_match_rate"].p_value is not None
     apart = _run({"x": {"entry_id": "x", "source": "a", "expected": "b"}}, {"ter": 40.0})
-    paired = pairing.pair(base, apart)
+    paired = paired_comparison.pair(base, apart)
     assert paired.common == []
-    assert pairing.measure(base, apart, paired, ["ter"]) == {"ter": empty}
-    nothing = pairing.pair(_run(_rows(EXACT), {}), _run(_rows(EXACT), {}))
-    assert pairing.measure(base, now, nothing, ["composite"]) == {
-        "composite": pairing.Measure("composite", None, None, None, None, None, None)
+    assert paired_comparison.measure(base, apart, paired, ["ter"]) == {"ter": empty}
+    nothing = paired_comparison.pair(_run(_rows(EXACT), {}), _run(_rows(EXACT), {}))
+    assert paired_comparison.measure(base, now, nothing, ["composite"]) == {
+        "composite": paired_comparison.Measure("composite", None, None, None, None, None, None)
     }
 
 
@@ -333,12 +347,12 @@ def test_a_metric_without_a_value_names_the_run():
     with pytest.raises(
         ValueError, match=r"^cards/old\.json: metric 'exact_match_rate' has no value$"
     ):
-        pairing._value(run, "exact_match_rate")
-    assert pairing._value(_run({}, {"bleu": 3.0}), "bleu") == 3.0
+        paired_comparison._value(run, "exact_match_rate")
+    assert paired_comparison._value(_run({}, {"bleu": 3.0}), "bleu") == 3.0
 
 
 def test_a_composite_derived_value_is_limited_to_its_metrics():
-    derived = pairing._composite("B", ["exact_match_rate"])
+    derived = paired_comparison._composite("B", ["exact_match_rate"])
     assert derived({"exact_match_rate": 0.5, "chrf_plus_plus": 100.0}) == 0.5
     assert derived({"chrf_plus_plus": 100.0}) is None
 
@@ -346,7 +360,7 @@ def test_a_composite_derived_value_is_limited_to_its_metrics():
 def test_entries_only_the_current_run_has_are_skipped_wherever_they_are():
     base = _run(_rows(EXACT), {"exact_match_rate": 0.6})
     now_rows = {"first": {"entry_id": "first", "source": "x", "expected": "y"}, **_rows(EXACT)}
-    paired = pairing.pair(base, _run(now_rows, {"exact_match_rate": 0.6}))
+    paired = paired_comparison.pair(base, _run(now_rows, {"exact_match_rate": 0.6}))
     assert paired.common == [f"e{i}" for i in range(10)]
 
 
@@ -360,8 +374,8 @@ def test_several_metrics_held_fixed_and_left_are_listed_with_commas():
         "morphological_accuracy": 0.4,
     }
     base, now = _run(rows, metrics, profile="A"), _run(rows, metrics, profile="A")
-    paired = pairing.pair(base, now)
-    pairing.measure(base, now, paired, ["composite"], test=False)
+    paired = paired_comparison.pair(base, now)
+    paired_comparison.measure(base, now, paired, ["composite"], test=False)
     assert paired.composite_metrics == ["code_switching_rate", "exact_match_rate"]
     assert paired.notes == [
         "held at their run-level values, not resampled: fst_acceptance_rate, "
@@ -380,8 +394,10 @@ def test_a_metric_undefined_over_the_common_entries_has_no_delta():
     metrics = {"fst_acceptance_rate": 0.75}
     base, now = _run(base_rows, metrics, "A"), _run(now_rows, {"fst_acceptance_rate": 0.5}, "A")
     for test in (True, False):
-        paired = pairing.pair(base, now)
-        out = pairing.measure(base, now, paired, ["fst_acceptance_rate"], test=test, n_bootstrap=10)
+        paired = paired_comparison.pair(base, now)
+        out = paired_comparison.measure(
+            base, now, paired, ["fst_acceptance_rate"], test=test, n_bootstrap=10
+        )
         measure = out["fst_acceptance_rate"]
         assert (measure.baseline, measure.now, measure.delta) == (None, 0.5, None)
         assert (measure.lower, measure.upper, measure.p_value) == (None, None, None)
@@ -394,8 +410,8 @@ def test_entries_flagged_across_entries_count_for_the_run_that_flagged_them():
     now = _run(_rows(EXACT, hallucination_detected=flags), {"hallucination_rate": 0.1})
     base.hallucinated = frozenset({"e1", "e2"})
     now.hallucinated = frozenset({"e3"})
-    paired = pairing.pair(base, now)
-    out = pairing.measure(base, now, paired, ["hallucination_rate"], test=False)
+    paired = paired_comparison.pair(base, now)
+    out = paired_comparison.measure(base, now, paired, ["hallucination_rate"], test=False)
     measure = out["hallucination_rate"]
     assert (measure.baseline, measure.now) == (0.2, 0.1)
     assert measure.delta == pytest.approx(-0.1)
@@ -407,7 +423,7 @@ def test_several_metrics_only_this_run_has_are_listed_with_commas():
         _rows(EXACT),
         {"exact_match_rate": 0.5, "semantic_score": 0.8, "code_switching_rate": 0.1},
     )
-    assert pairing.pair(base, now).notes == [
+    assert paired_comparison.pair(base, now).notes == [
         "composites recomputed over the metrics both runs measured (exact_match_rate); "
         "only this run has code_switching_rate, semantic_score"
     ]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 # modules a run needs and a session without a corpus must not load
 HEAVY = (
-    "pytest_mteval.run.state",
+    "pytest_mteval.run.run_state",
     "pytest_mteval.metrics.catalog",
     "pytest_mteval.cards.runcard",
     "pytest_mteval.plugin.run_hooks",
@@ -63,5 +63,5 @@ def test_a_run_loads_the_evaluation(tmp_path: Path) -> None:
     loaded = _loaded_after(
         tmp_path, f"--mteval-corpus={corpus}", "--mteval-method=identity", "--mteval-sandbox=none"
     )
-    assert "pytest_mteval.run.state" in loaded
+    assert "pytest_mteval.run.run_state" in loaded
     assert "sacrebleu" in loaded

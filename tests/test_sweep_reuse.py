@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_mteval.run.ledger import Ledger, stop_reason
+from pytest_mteval.run.entry_ledger import Ledger, stop_reason
 from pytest_mteval.sweep.resume import is_complete
 
 

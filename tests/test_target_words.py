@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_mteval.corpus import load_corpus
-from pytest_mteval.metrics import hallucination, leakage
+from pytest_mteval.metrics import code_switching, hallucination
 from pytest_mteval.metrics.base import MetricContext
 from pytest_mteval.metrics.numerals import cjk_numbers
 from pytest_mteval.metrics.resources import ResourceError
@@ -59,7 +59,7 @@ def corpus(tmp_path: Path, resources: dict | None = None, glossary: dict | None 
 
 
 def leaked(loaded) -> list[str]:
-    metric = leakage.build(MetricContext(corpus=loaded))
+    metric = code_switching.build(MetricContext(corpus=loaded))
     return [
         w
         for entry, (_, _, output) in zip(loaded.entries, GERMAN, strict=True)
@@ -71,7 +71,7 @@ def test_without_word_data_or_lexicon_german_loanwords_count_as_leaked_english(
     tmp_path, monkeypatch
 ):
     # A target no word-frequency list covers falls back to the corpus alone.
-    monkeypatch.setattr(leakage, "word_data", lambda source, target: None)
+    monkeypatch.setattr(code_switching, "word_data", lambda source, target: None)
     assert leaked(corpus(tmp_path)) == ["Experiment", "Sound", "Songs", "really", "Definition"]
 
 

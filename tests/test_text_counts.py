@@ -15,12 +15,12 @@ pytest.importorskip("hypothesis")
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_mteval.metrics.scripts import (
+from pytest_mteval.metrics.text import letters
+from pytest_mteval.metrics.writing_systems import (
     dominant_system,
     system_counts,
     system_of_char,
 )
-from pytest_mteval.metrics.text import letters
 
 #: Latin, Cyrillic, Greek, Arabic, Devanagari, Han, Hangul, Ethiopic, Canadian syllabics,
 #: combining marks, digits of several scripts, spaces and punctuation.

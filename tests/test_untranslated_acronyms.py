@@ -15,7 +15,7 @@ import pytest
 from conftest import DATA
 
 from pytest_mteval.corpus import Entry
-from pytest_mteval.metrics import leakage
+from pytest_mteval.metrics import code_switching
 from pytest_mteval.metrics.text import folded_words
 from pytest_mteval.metrics.word_data import WordData, acronym_parts, is_acronym, word_data
 
@@ -79,10 +79,10 @@ def test_the_experts_nj_marks_on_genuine_wmt23_outputs():
     sources, outputs, marked_nj = excerpt()
     references = outputs.pop("refA")
     entries = [Entry(id=s, source=sources[s], reference=references[s]) for s in sources]
-    metric = leakage.CodeSwitching(
+    metric = code_switching.CodeSwitching(
         None,
         frozenset().union(*(folded_words(e.reference) for e in entries)),
-        leakage.source_names(e.source for e in entries),
+        code_switching.source_names(e.source for e in entries),
         word_data=word_data("en", "de"),
     )
     twelve = next(e for e in entries if e.id == "12")
@@ -96,17 +96,17 @@ def test_the_experts_nj_marks_on_genuine_wmt23_outputs():
     # of the excerpt uses it), and a rater marked "New Jersey School" there too.
     expected = {system: ["NJ"] for system in keeps} | {"ONLINE-G": ["School"]}
     for system, texts in outputs.items():
-        leaked = metric.leaked(leakage.words(texts["12"]), twelve)
+        leaked = metric.leaked(code_switching.words(texts["12"]), twelve)
         assert leaked == expected.get(system, []), system
 
 
 def test_an_acronym_the_corpus_translators_kept_is_the_targets():
     data = WordData(by_hand, "en", "de")
     entry = Entry(id="1", source="The DOJ said so.", reference="Das Ministerium sagte das.")
-    output = leakage.words("Das DOJ sagte das.")
-    alone = leakage.CodeSwitching(None, frozenset(), frozenset(), word_data=data)
-    kept = leakage.CodeSwitching(None, frozenset({"doj"}), frozenset(), word_data=data)
-    without_data = leakage.CodeSwitching(None, frozenset(), frozenset())
+    output = code_switching.words("Das DOJ sagte das.")
+    alone = code_switching.CodeSwitching(None, frozenset(), frozenset(), word_data=data)
+    kept = code_switching.CodeSwitching(None, frozenset({"doj"}), frozenset(), word_data=data)
+    without_data = code_switching.CodeSwitching(None, frozenset(), frozenset())
     assert alone.leaked(output, entry) == ["DOJ"]  # capitalized and short, yet untranslated
     assert kept.leaked(output, entry) == []
     assert without_data.leaked(output, entry) == []  # no word data: the corpus rules decide
@@ -132,11 +132,15 @@ def test_an_acronym_joined_by_a_hyphen_is_still_that_acronym():
         "können sie dennoch die nächsten zwei Jahre nutzen, um ein Beispiel zu setzen."
     )
     entry = Entry(id="71", source=source, reference="Obwohl Biden ...")
-    metric = leakage.CodeSwitching(None, frozenset(), frozenset(), word_data=word_data("en", "de"))
-    assert metric.leaked(leakage.words(output), entry) == ["GOP"]
+    metric = code_switching.CodeSwitching(
+        None, frozenset(), frozenset(), word_data=word_data("en", "de")
+    )
+    assert metric.leaked(code_switching.words(output), entry) == ["GOP"]
     # "US" joined the same way is an acronym German uses as its own
     us = Entry(id="2", source="The US-led coalition met.", reference="Sie trafen sich.")
-    assert metric.leaked(leakage.words("Die US-geführte Koalition traf sich."), us) == []
+    assert metric.leaked(code_switching.words("Die US-geführte Koalition traf sich."), us) == []
     # and an acronym joined to a word in the source is that acronym of the source
     led = Entry(id="3", source="The DOJ-led inquiry ended.", reference="Sie endete.")
-    assert metric.leaked(leakage.words("Die vom DOJ geführte Untersuchung endete."), led) == ["DOJ"]
+    assert metric.leaked(
+        code_switching.words("Die vom DOJ geführte Untersuchung endete."), led
+    ) == ["DOJ"]

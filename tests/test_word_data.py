@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_mteval.corpus import Entry
-from pytest_mteval.metrics import leakage
+from pytest_mteval.metrics import code_switching
 from pytest_mteval.metrics.word_data import WordData, word_data
 
 #: Zipf frequencies by hand (not wordfreq's): (word, language) -> value.
@@ -75,14 +75,17 @@ def entry(source: str, reference: str) -> Entry:
 def test_untranslated_only_what_german_does_not_know():
     pytest.importorskip("wordfreq")
     data = word_data("en", "de")
-    metric = leakage.CodeSwitching(None, frozenset(), frozenset(), word_data=data)
+    metric = code_switching.CodeSwitching(None, frozenset(), frozenset(), word_data=data)
     source = "The Homo sapiens bigots met the Fire Service and really liked the song."
     reference = "Die Frömmler der Art Homo sapiens trafen die Feuerwehr und mochten das Lied."
     output = "Die Homo sapiens Bigots trafen den Fire Service and mochten really den Song."
     # Names capitalized inside the source's sentences (Homo, Fire, Service), a loanword
     # German uses (Song), words under 4 letters ("and") and a scientific name are not
     # untranslated; "bigots" and "really" are English words German does not use.
-    assert metric.leaked(leakage.words(output), entry(source, reference)) == ["Bigots", "really"]
+    assert metric.leaked(code_switching.words(output), entry(source, reference)) == [
+        "Bigots",
+        "really",
+    ]
 
 
 def test_a_word_the_corpus_translators_used_is_the_targets_even_with_word_data():
@@ -90,7 +93,10 @@ def test_a_word_the_corpus_translators_used_is_the_targets_even_with_word_data()
     data = word_data("en", "de")
     source, reference = "They really are bigots.", "Sie sind wirklich Eiferer."
     output = "Sie sind really Bigots."
-    alone = leakage.CodeSwitching(None, frozenset(), frozenset(), word_data=data)
-    used = leakage.CodeSwitching(None, frozenset({"bigots"}), frozenset(), word_data=data)
-    assert alone.leaked(leakage.words(output), entry(source, reference)) == ["really", "Bigots"]
-    assert used.leaked(leakage.words(output), entry(source, reference)) == ["really"]
+    alone = code_switching.CodeSwitching(None, frozenset(), frozenset(), word_data=data)
+    used = code_switching.CodeSwitching(None, frozenset({"bigots"}), frozenset(), word_data=data)
+    assert alone.leaked(code_switching.words(output), entry(source, reference)) == [
+        "really",
+        "Bigots",
+    ]
+    assert used.leaked(code_switching.words(output), entry(source, reference)) == ["really"]

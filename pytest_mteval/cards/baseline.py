@@ -24,8 +24,8 @@ from pytest_mteval.cards.foreign_card import (
 )
 from pytest_mteval.corpus import Corpus
 from pytest_mteval.errors import MtevalError
-from pytest_mteval.run.state import BaselineLoad
-from pytest_mteval.scoring.comparable import (
+from pytest_mteval.run.run_state import BaselineLoad
+from pytest_mteval.scoring.comparable_run import (
     Comparable,
     from_card,
     from_harness_report,

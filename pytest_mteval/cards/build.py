@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from pytest_mteval.cards.exposure import exposure_record
-from pytest_mteval.cards.identity import identity_fields, system_prompt
+from pytest_mteval.cards.run_fingerprint import identity_fields, system_prompt
 from pytest_mteval.cards.runcard import SPEC_ROW, SPEC_SCORES
 from pytest_mteval.corpus import Dataset
 from pytest_mteval.llm.cost import run_totals
@@ -18,7 +18,7 @@ from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.run.entry_selection import segments_record
 from pytest_mteval.run.method_args import public_config, secret_names
 from pytest_mteval.run.result_model import validate_method_fields
-from pytest_mteval.run.state import RunState
+from pytest_mteval.run.run_state import RunState
 from pytest_mteval.scoring import composite as scoring
 from pytest_mteval.scoring.aggregate import (
     breakdown,

@@ -13,9 +13,9 @@ from typing import Final
 
 from pytest_mteval.cards.gate import GateVerdict, evaluate_runs, fmt, interval
 from pytest_mteval.metrics.record import EntryRecord
-from pytest_mteval.scoring.comparable import Comparable
+from pytest_mteval.scoring.comparable_run import Comparable
 from pytest_mteval.scoring.gate_options import GateOptions
-from pytest_mteval.scoring.pairing import COMPOSITE, Measure
+from pytest_mteval.scoring.paired_comparison import COMPOSITE, Measure
 
 DEFAULT_TOP: Final = 10
 #: Longest text shown in a cell before it is cut (Markdown tables do not wrap well).

@@ -22,7 +22,7 @@ from typing import Any, Final
 from pytest_mteval.cards import runcard
 from pytest_mteval.metrics import catalog
 from pytest_mteval.scoring import composite as scoring
-from pytest_mteval.scoring.comparable import Comparable
+from pytest_mteval.scoring.comparable_run import Comparable
 
 ORIGIN: Final = "foreign card (reference harness)"
 #: The components its fingerprint names, and where the card holds each.

@@ -25,7 +25,7 @@ from pytest_mteval.cards.foreign_card import (
     verify_foreign_card,
 )
 from pytest_mteval.scoring import composite as scoring
-from pytest_mteval.scoring.comparable import from_harness_report, is_harness_report
+from pytest_mteval.scoring.comparable_run import from_harness_report, is_harness_report
 
 REPORT_ORIGIN: Final = "foreign report (reference harness)"
 #: A report's own corpus chrF++ is rounded; more than this from ours means it is not its own.

@@ -14,9 +14,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pytest_mteval.metrics import catalog
-from pytest_mteval.scoring.comparable import Comparable, from_card
+from pytest_mteval.scoring.comparable_run import Comparable, from_card
 from pytest_mteval.scoring.gate_options import GateOptions
-from pytest_mteval.scoring.pairing import COMPOSITE, Measure, Pairing, measure, pair
+from pytest_mteval.scoring.paired_comparison import COMPOSITE, Measure, Pairing, measure, pair
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ controller as a JSON string and is read back with ``json.loads``; a run has 10k-
 So it is a ``TypedDict`` (a plain dict at run time, no validation cost per entry) rather than a
 model, and every key any of our code reads is declared here with its type. Per-metric fields
 are optional: a metric that was not selected leaves none. A reference-harness report's entries
-are re-scored into the same shape by the same builder (``scoring/comparable.py``), and a card's
+are re-scored into the same shape by the same builder (``scoring/comparable_run.py``), and a card's
 result rows are records without the internal keys (``cards/build.py``).
 """
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pytest_mteval.metrics import (
+    code_switching,
     equivalence,
     fst,
     hallucination,
-    leakage,
     morphology,
     orthography,
     semantic,
@@ -33,7 +33,7 @@ def builtin_metrics(
         "morphology": lambda: morphology.build(context),
         "equivalence": lambda: equivalence.build(context, judge),
         "orthography": lambda: orthography.build(context),
-        "code_switching": lambda: leakage.build(context),
+        "code_switching": lambda: code_switching.build(context),
         "hallucination": lambda: hallucination.build(context),
         "terminology": lambda: terminology.build(context),
         "semantic": lambda: semantic.build(context),

@@ -26,8 +26,8 @@ from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.catalog import TERMINOLOGY
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import ResourceError
-from pytest_mteval.metrics.scripts import system_of_char
 from pytest_mteval.metrics.text import WORD_CHAR, nfc
+from pytest_mteval.metrics.writing_systems import system_of_char
 
 #: Source term -> acceptable target terms.
 Glossary = Mapping[str, tuple[str, ...]]

@@ -19,7 +19,7 @@ from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.plugin.batch_failure import entry_failure
 from pytest_mteval.plugin.failure_text import failure_report
 from pytest_mteval.run.redaction import WITHHELD_ERROR, redact_row
-from pytest_mteval.run.state import RunState
+from pytest_mteval.run.run_state import RunState
 
 
 class EntryError(Exception):

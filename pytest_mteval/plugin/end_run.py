@@ -26,10 +26,10 @@ from pytest_mteval.methods.protocol import MethodResult
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.review.sealed_sample import seal_review_sample
 from pytest_mteval.run.cache import cache_totals
-from pytest_mteval.run.ledger import incompleteness
+from pytest_mteval.run.entry_ledger import incompleteness
 from pytest_mteval.run.record import build_record
 from pytest_mteval.run.redaction import redact_card
-from pytest_mteval.run.state import RunState
+from pytest_mteval.run.run_state import RunState
 
 
 @dataclass

@@ -17,7 +17,7 @@ import pytest
 
 from pytest_mteval.cards.gate import GateVerdict, gate_lines
 from pytest_mteval.plugin.failure_text import MtevalFailure, failure_report
-from pytest_mteval.run.state import BaselineLoad
+from pytest_mteval.run.run_state import BaselineLoad
 
 GATE_NODEID = "mteval::gate"
 GATE_LOCATION = ("mteval", None, "mteval gate")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pytest_mteval.methods.loader import MethodLoadError
 from pytest_mteval.run.result_model import ResultProblem, validate_method_fields
-from pytest_mteval.run.state import RunState
+from pytest_mteval.run.run_state import RunState
 
 
 def check_method(state: RunState) -> None:

@@ -33,7 +33,7 @@ from pytest_mteval.corpus_model import SecretEntry
 from pytest_mteval.plugin.collect import EntryItem
 from pytest_mteval.plugin.failure_text import MtevalFailure
 from pytest_mteval.run.redaction import WITHHELD, Secrecy
-from pytest_mteval.run.state import RunState
+from pytest_mteval.run.run_state import RunState
 
 MTEVAL_FIXTURES: Final = frozenset({"mteval_entry", "mteval_result", "mteval_method"})
 HIDDEN: Final = "details hidden: scores-only run"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pytest_mteval.cards.identity import planned_fingerprint
+from pytest_mteval.cards.run_fingerprint import planned_fingerprint
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.plugin import redact_reports as redact
 from pytest_mteval.plugin.begin_run import Contributions, StartError, start_run
@@ -29,8 +29,8 @@ from pytest_mteval.plugin.xdist_workers import (
     is_worker,
 )
 from pytest_mteval.run.dry_run import estimate, write_estimate
-from pytest_mteval.run.ledger import Ledger
-from pytest_mteval.run.state import RunState
+from pytest_mteval.run.entry_ledger import Ledger
+from pytest_mteval.run.run_state import RunState
 
 
 def start_active_run(config: pytest.Config, contributions: Contributions) -> None:

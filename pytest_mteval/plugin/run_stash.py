@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_mteval.run.state import RunState
+    from pytest_mteval.run.run_state import RunState
 
 STATE: pytest.StashKey[RunState] = pytest.StashKey()
 RECORD: pytest.StashKey[dict[str, Any]] = pytest.StashKey()

@@ -17,7 +17,7 @@ import pytest
 
 from pytest_mteval.cards.baseline import BaselineUpdate
 from pytest_mteval.errors import MtevalError
-from pytest_mteval.history.session import compare_lines, record_and_prune
+from pytest_mteval.history.finished_session import compare_lines, record_and_prune
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.plugin.end_run import (
     FinishedRun,
@@ -25,8 +25,8 @@ from pytest_mteval.plugin.end_run import (
     finish_run,
     update_baseline,
 )
-from pytest_mteval.run.ledger import Ledger, stop_reason
-from pytest_mteval.run.state import RunState
+from pytest_mteval.run.entry_ledger import Ledger, stop_reason
+from pytest_mteval.run.run_state import RunState
 
 
 @dataclass

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pytest_mteval.run.ledger import Ledger
-from pytest_mteval.run.state import RunState
+from pytest_mteval.run.entry_ledger import Ledger
+from pytest_mteval.run.run_state import RunState
 
 
 def is_worker(config: pytest.Config) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 from pytest_mteval.metrics.record import as_records
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
-from pytest_mteval.scoring.comparable import card_profile, entry_statistic
+from pytest_mteval.scoring.comparable_run import card_profile, entry_statistic
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from pytest_mteval.metrics.record import EntryRecord, as_records
 from pytest_mteval.reports import plots
 from pytest_mteval.reports.gate_summary import gate_summary
 from pytest_mteval.reports.page import number, render, svg
-from pytest_mteval.scoring.comparable import Comparable
+from pytest_mteval.scoring.comparable_run import Comparable
 from pytest_mteval.scoring.gate_options import EntryGateOptions
 
 #: (scores key, label, digits) of the headline rows after the metrics, shown when measured.

@@ -8,7 +8,7 @@ from typing import Any
 
 from pytest_mteval.reports.html_report import run_report
 from pytest_mteval.reports.page import is_page_path
-from pytest_mteval.scoring.comparable import Comparable
+from pytest_mteval.scoring.comparable_run import Comparable
 from pytest_mteval.scoring.gate_options import EntryGateOptions
 
 

@@ -26,6 +26,7 @@ from pytest_mteval.run.hardening import is_dumpable, set_dumpable
 from pytest_mteval.run.method_ref import method_ref
 from pytest_mteval.run.protocol import PROTOCOL_VERSION
 from pytest_mteval.run.remote_method import RemoteMethod
+from pytest_mteval.run.run_state import RunState
 from pytest_mteval.run.runner_client import Launch, ProcessBackend
 from pytest_mteval.run.runner_env import runner_env
 from pytest_mteval.run.runtimes import runner_command
@@ -36,7 +37,6 @@ from pytest_mteval.run.sandbox_policy import (
     import_root,
     method_folder,
 )
-from pytest_mteval.run.state import RunState
 
 #: workerinput key that hands the controller's gateway socket to xdist workers.
 GATEWAY_SOCKET_KEY = "mteval_gateway_socket"

@@ -25,7 +25,7 @@ from typing import Any, Final, cast
 from pytest_mteval.corpus import Corpus
 from pytest_mteval.metrics.record import EntryRecord, as_records
 from pytest_mteval.run.secret_corpus import MAGIC
-from pytest_mteval.scoring.comparable import row_stats
+from pytest_mteval.scoring.comparable_run import row_stats
 
 SECRET_SEGMENTS: Final = frozenset({"gold_standard", "held_out"})
 #: Row fields whose text is the corpus's or the method's, set to null.

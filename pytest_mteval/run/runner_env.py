@@ -10,7 +10,7 @@ import os
 
 from pytest_mteval.errors import SettingsError
 from pytest_mteval.llm.client import DEFAULT_API_KEY_ENV
-from pytest_mteval.run.state import RunState
+from pytest_mteval.run.run_state import RunState
 
 #: What Python and the shell tools need, copied from the harness when set (plain runner only).
 _PLAIN = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")

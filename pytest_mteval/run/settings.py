@@ -1,6 +1,6 @@
 """The run's settings: every ``--mteval-*`` option and ini key after merging and type checks.
 
-Plain data below the pytest layer, so that the run (``run/state.py``) reads them without
+Plain data below the pytest layer, so that the run (``run/run_state.py``) reads them without
 importing pytest; ``plugin/options.py`` declares the options and builds this from them.
 """
 

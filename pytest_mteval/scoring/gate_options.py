@@ -14,7 +14,7 @@ from typing import Any, Final
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.metrics import catalog
 from pytest_mteval.scoring import bootstrap as stats
-from pytest_mteval.scoring.pairing import COMPOSITE
+from pytest_mteval.scoring.paired_comparison import COMPOSITE
 
 DEFAULT_SIGNIFICANCE: Final = 0.05
 

@@ -18,9 +18,9 @@ from pytest_mteval.cards import runcard
 from pytest_mteval.cards.compare import compare_runs
 from pytest_mteval.errors import MtevalError, read_json
 from pytest_mteval.reports.markdown import md_text
-from pytest_mteval.scoring.comparable import from_card
+from pytest_mteval.scoring.comparable_run import from_card
 from pytest_mteval.scoring.gate_options import GateOptions
-from pytest_mteval.scoring.pairing import COMPOSITE
+from pytest_mteval.scoring.paired_comparison import COMPOSITE
 
 #: Method classes that are naive baselines (spec §6.3: "without language engineering").
 BASELINE_CLASSES = frozenset({"raw-llm"})

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.run.ledger import never_ran
+from pytest_mteval.run.entry_ledger import never_ran
 
 
 def reusable_card(folder: Path, fingerprint: str | None, entries: int | None) -> Path | None:

@@ -11,7 +11,7 @@ from pytest_mteval.cards.baseline import BaselineError, dataset_difference, read
 from pytest_mteval.cards.compare import compare_runs, text_lines
 from pytest_mteval.history.index import HistoryError, prune, record_run, resolve_run
 from pytest_mteval.metrics.record import EntryRecord
-from pytest_mteval.scoring.comparable import from_card
+from pytest_mteval.scoring.comparable_run import from_card
 from pytest_mteval.scoring.gate_options import GateOptions
 
 

@@ -55,7 +55,7 @@ class Comparable:
     reported_only: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     #: Run-level scores only, no entries (a foreign card): compared with a run of the same
-    #: data at the run level, never paired per entry (``scoring/pairing.py``).
+    #: data at the run level, never paired per entry (``scoring/paired_comparison.py``).
     aggregate_only: bool = False
 
     def available(self) -> set[str]:

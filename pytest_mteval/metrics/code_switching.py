@@ -53,13 +53,13 @@ from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.catalog import CODE_SWITCHING
 from pytest_mteval.metrics.fst import analyzer_for
-from pytest_mteval.metrics.names import capitalized_inside_sentences, plain
+from pytest_mteval.metrics.invented_names import capitalized_inside_sentences, plain
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import corpus_resources, lexicon_words
-from pytest_mteval.metrics.scripts import dominant_system, system_of_word
 from pytest_mteval.metrics.terminology import load_glossary
 from pytest_mteval.metrics.text import folded_words, words
 from pytest_mteval.metrics.word_data import WordData, acronym_parts, word_data
+from pytest_mteval.metrics.writing_systems import dominant_system, system_of_word
 
 MIN_LETTERS = 4
 SIMILAR = 0.75

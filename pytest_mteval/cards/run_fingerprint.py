@@ -12,7 +12,7 @@ from typing import Any
 import pytest_mteval
 from pytest_mteval.cards import runcard
 from pytest_mteval.methods.protocol import DescribesPrompt
-from pytest_mteval.run.state import RunState
+from pytest_mteval.run.run_state import RunState
 
 
 def system_prompt(state: RunState) -> str:

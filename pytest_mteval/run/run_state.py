@@ -27,7 +27,7 @@ from pytest_mteval.run.record import build_record, score_batches
 from pytest_mteval.run.redaction import Secrecy
 from pytest_mteval.run.settings import Settings
 from pytest_mteval.run.translate import MethodRunner
-from pytest_mteval.scoring.comparable import Comparable
+from pytest_mteval.scoring.comparable_run import Comparable
 
 _UNSAFE = re.compile(r"[^\w.\-]+")
 

@@ -20,8 +20,8 @@ from functools import lru_cache
 import regex
 
 from pytest_mteval.corpus import Corpus, Entry
-from pytest_mteval.metrics.scripts import dominant_system
 from pytest_mteval.metrics.text import TOKEN, folded_words, nfc, words
+from pytest_mteval.metrics.writing_systems import dominant_system
 
 NAME_LIKENESS = 0.5
 NOUN_CAPITALIZING = 0.20

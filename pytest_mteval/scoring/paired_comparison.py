@@ -16,7 +16,7 @@ from typing import Final
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
-from pytest_mteval.scoring.comparable import Comparable, constant_statistic, entry_statistic
+from pytest_mteval.scoring.comparable_run import Comparable, constant_statistic, entry_statistic
 
 COMPOSITE: Final = "composite"
 #: The fewest common entries a paired bootstrap may claim a significant change over. Over n

@@ -26,8 +26,8 @@ from collections.abc import Iterable, Sequence
 from pytest_mteval.metrics.match import output_key
 from pytest_mteval.metrics.overlap import similarity
 from pytest_mteval.metrics.record import EntryRecord
-from pytest_mteval.metrics.scripts import system_of_char
 from pytest_mteval.metrics.text import ALNUM_RUN, letters, nfc
+from pytest_mteval.metrics.writing_systems import system_of_char
 
 MIN_REPEATS = 3
 MIN_LETTERS = 8

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_mteval.corpus import Corpus, Dataset, Entry, load_corpus
-from pytest_mteval.metrics import leakage
+from pytest_mteval.metrics import code_switching
 from pytest_mteval.metrics.base import Metric, MetricContext
 
 REPO = Path(__file__).resolve().parents[1]
@@ -17,8 +17,8 @@ SNA = REPO / "corpora" / "eng-sna-tatoeba-dev.json"
 VOCAB = REPO / "corpora" / "eng-crk-morphodict-vocab.json"
 
 
-def sna_metric() -> leakage.CodeSwitching:
-    metric = leakage.build(MetricContext(corpus=load_corpus(SNA)))
+def sna_metric() -> code_switching.CodeSwitching:
+    metric = code_switching.build(MetricContext(corpus=load_corpus(SNA)))
     assert isinstance(metric, Metric)
     return metric
 
@@ -70,7 +70,7 @@ def corpus(pairs: list[tuple[str, str]]) -> Corpus:
 
 def test_wrong_script_tokens_but_not_names_taken_from_the_source() -> None:
     amharic = corpus([("Where is Tom?", "ቶም የት ነው?"), ("It is peace.", "ሰላም ነው።")])
-    metric = leakage.build(MetricContext(corpus=amharic))
+    metric = code_switching.build(MetricContext(corpus=amharic))
     assert metric.target_system == "Ethiopic"
     where, peace = amharic.entries
     row = metric.score_entry(peace, "ሰላም 아름다운 ነው።")
@@ -81,7 +81,7 @@ def test_wrong_script_tokens_but_not_names_taken_from_the_source() -> None:
 
 def test_scripts_used_by_the_reference_are_allowed() -> None:
     mixed = corpus([("I use Linux.", "ሊኑክስ Linux እጠቀማለሁ።"), ("It is peace.", "ሰላም ነው።")])
-    metric = leakage.build(MetricContext(corpus=mixed))
+    metric = code_switching.build(MetricContext(corpus=mixed))
     assert metric.score_entry(mixed.entries[0], "Linux እጠቀማለሁ።")["wrong_script_tokens"] == []
 
 
@@ -101,11 +101,11 @@ def test_rate_over_translated_entries() -> None:
     [("paraffin", ["parafini"], True), ("lucia", ["lucia"], True), ("butter", ["dovi"], False)],
 )
 def test_spelling_likeness(word: str, others: list[str], expected: bool) -> None:
-    assert leakage.similar_to_any(word, others) is expected
+    assert code_switching.similar_to_any(word, others) is expected
 
 
 def test_target_analyzer_exempts_its_words() -> None:
-    metric = leakage.build(MetricContext(corpus=load_corpus(VOCAB)))
+    metric = code_switching.build(MetricContext(corpus=load_corpus(VOCAB)))
     assert metric.is_target_word is not None
     assert metric.is_target_word("atim")
     assert not metric.is_target_word("dog")
