@@ -15,9 +15,9 @@ entries flagged by their own field or by a finding the run made across entries.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -28,13 +28,6 @@ from pytest_mteval.metrics import sacre
 Row = Mapping[str, Any]
 #: Per-entry statistics: one row per entry, one column per summed quantity.
 Table = npt.NDArray[np.float64]
-
-#: The sacrebleu metric of each family, configured as in ``metrics/sacre.py``.
-_SACRE_METRICS: Final[dict[str, Callable[[], Any]]] = {
-    "chrf": sacre.chrf_pp,
-    "bleu": sacre.bleu_corpus,
-    "ter": sacre.ter,
-}
 
 
 class Statistics(Protocol):
@@ -81,9 +74,7 @@ def family_stats(row: Row, family: str) -> list[float]:
         predicted = row.get("predicted")
         if row.get("error") is not None or not isinstance(predicted, str):
             predicted = ""
-        metric = _SACRE_METRICS[family]()
-        (found,) = metric._extract_corpus_statistics([predicted], [[str(row.get("expected"))]])
-        return [float(x) for x in found]
+        return sacre.family_segment_stats(family, predicted, str(row.get("expected")))
     return list(stats[family])
 
 

@@ -53,12 +53,18 @@ _SHARED: dict[float, float] = {}
 
 def segment_stats(hypothesis: str, reference: str) -> dict[str, list[float]]:
     """The sufficient statistics of one segment for every family, as JSON-ready lists."""
-    stats: dict[str, list[float]] = {}
-    for family in FAMILIES:
-        metric = _metric(family)
-        (row,) = metric._extract_corpus_statistics([hypothesis], [[reference]])
-        stats[family] = [_shared(float(x)) for x in row]
-    return stats
+    return {
+        family: [_shared(x) for x in family_segment_stats(family, hypothesis, reference)]
+        for family in FAMILIES
+    }
+
+
+def family_segment_stats(family: str, hypothesis: str, reference: str) -> list[float]:
+    """One family's sufficient statistics of one segment. sacrebleu has no public API for
+    statistics, so its private ``_extract_corpus_statistics`` and ``_compute_score_from_stats``
+    (what its own ``corpus_score`` and paired bootstrap use) are called here and nowhere else."""
+    (row,) = _metric(family)._extract_corpus_statistics([hypothesis], [[reference]])
+    return [float(x) for x in row]
 
 
 def _shared(value: float) -> float:
