@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Final
 
 from pytest_mteval.metrics import (
     code_switching,
@@ -17,7 +18,26 @@ from pytest_mteval.metrics import (
 )
 from pytest_mteval.metrics.base import Metric, MetricContext
 from pytest_mteval.metrics.equivalence import Judge
-from pytest_mteval.metrics.selection import OFF_BY_DEFAULT, MetricSelection
+
+if TYPE_CHECKING:
+    from pytest_mteval.metrics.selection import MetricSelection
+
+Builder = Callable[[MetricContext, "Judge | None"], "Metric | None"]
+
+#: The optional metric families, by their ``Metric.name``, in the order a run builds them: the
+#: one list of them (``--mteval-metrics`` and ``--mteval-skip-metric`` read it).
+BUILDERS: Final[dict[str, Builder]] = {
+    "fst": lambda context, judge: fst.build(context),
+    "morphology": lambda context, judge: morphology.build(context),
+    "equivalence": lambda context, judge: equivalence.build(context, judge),
+    "orthography": lambda context, judge: orthography.build(context),
+    "code_switching": lambda context, judge: code_switching.build(context),
+    "hallucination": lambda context, judge: hallucination.build(context),
+    "terminology": lambda context, judge: terminology.build(context),
+    "semantic": lambda context, judge: semantic.build(context),
+}
+#: Built only when asked for: the semantic score needs the optional extra and its model.
+OFF_BY_DEFAULT: Final = frozenset({"semantic"})
 
 
 def builtin_metrics(
@@ -27,18 +47,8 @@ def builtin_metrics(
 ) -> list[Metric]:
     """The selected metrics this run makes possible; a metric not selected is never built
     (the semantic score's model is not even loaded)."""
-    chosen = selection or MetricSelection()
-    builders: dict[str, Callable[[], Metric | None]] = {
-        "fst": lambda: fst.build(context),
-        "morphology": lambda: morphology.build(context),
-        "equivalence": lambda: equivalence.build(context, judge),
-        "orthography": lambda: orthography.build(context),
-        "code_switching": lambda: code_switching.build(context),
-        "hallucination": lambda: hallucination.build(context),
-        "terminology": lambda: terminology.build(context),
-        "semantic": lambda: semantic.build(context),
-    }
-    candidates = [build() for name, build in builders.items() if chosen.wants(name)]
+    wanted = selection.wanted if selection else frozenset(BUILDERS) - OFF_BY_DEFAULT
+    candidates = [build(context, judge) for name, build in BUILDERS.items() if name in wanted]
     return [metric for metric in candidates if metric is not None]
 
 
@@ -47,10 +57,10 @@ def not_computed(
 ) -> list[str]:
     """The metrics the run asked for by name (those off by default) that it could not build,
     each with why; the default ones are simply absent where the corpus gives them no data."""
-    chosen = selection or MetricSelection()
+    wanted = selection.wanted if selection else frozenset()
     names = {metric.name for metric in built}
     return [
         f"{name}: {semantic.why_unavailable(context)}"
         for name in sorted(OFF_BY_DEFAULT)
-        if chosen.wants(name) and name not in names
+        if name in wanted and name not in names
     ]

@@ -12,19 +12,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pytest_mteval.errors import MtevalError
+from pytest_mteval.metrics.registry import BUILDERS, OFF_BY_DEFAULT
 
-#: The optional metrics, by their ``Metric.name``.
-OPTIONAL: tuple[str, ...] = (
-    "fst",
-    "morphology",
-    "equivalence",
-    "orthography",
-    "code_switching",
-    "hallucination",
-    "terminology",
-    "semantic",
-)
-OFF_BY_DEFAULT = frozenset({"semantic"})
+#: The optional metrics, by their ``Metric.name`` (the families ``metrics/registry.py`` builds).
+OPTIONAL: tuple[str, ...] = tuple(BUILDERS)
 DEFAULT = frozenset(OPTIONAL) - OFF_BY_DEFAULT
 
 
