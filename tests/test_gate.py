@@ -20,7 +20,7 @@ from replayed_runs import DEEPSEEK, GEMINI_SME, GPT55, HAIKU, card_dict, replay_
 from pytest_mteval.cards.baseline import read_run
 from pytest_mteval.cards.gate import evaluate_gate, evaluate_runs, gate_lines
 from pytest_mteval.cli.main import main
-from pytest_mteval.metrics import definition, sacre
+from pytest_mteval.metrics import sacre
 from pytest_mteval.scoring.gate_options import GateOptionError, GateOptions, parse_metric_gate
 
 
@@ -309,7 +309,7 @@ def test_the_runs_records_supply_statistics_the_card_rows_lack(monkeypatch):
     def recompute(*_args):
         raise AssertionError("statistics recomputed")
 
-    monkeypatch.setattr(definition, "_SACRE_METRICS", dict.fromkeys(sacre.FAMILIES, recompute))
+    monkeypatch.setattr(sacre, "family_segment_stats", recompute)
     fed = evaluate_gate(baseline, card, options, records)
     assert fed.rows == plain.rows
     assert evaluate_gate(baseline, card, options).notes[0].startswith("the gate could not")

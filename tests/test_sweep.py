@@ -150,6 +150,42 @@ def test_second_invocation_reuses_every_card(pytester, server, corpus):
     assert sum("reused" in line for line in again.stdout.lines) == 4
 
 
+def test_a_failed_run_is_run_again_not_reused(pytester, server, corpus):
+    """A run that failed its gate wrote a complete card; the next invocation runs it again
+    (its gate judged anew) instead of listing it as reused, and the sweep still fails."""
+    sweep = write_sweep(pytester.path, corpus, server)
+    gate = "--mteval-fail-under=0.5"  # the "test/good" runs pass it, the "test/naive" runs fail
+    first = pytester.runpytest(f"--mteval-sweep={sweep}", gate)
+    assert first.ret == 1, first.stdout.str()
+    index = json.loads((pytester.path / "out" / "sweep.json").read_text(encoding="utf-8"))
+    assert sorted(run["status"] for run in index["runs"]) == [
+        "failed",
+        "failed",
+        "passed",
+        "passed",
+    ]
+    before = cards_of(pytester.path / "out")
+    again = pytester.runpytest(f"--mteval-sweep={sweep}", gate)
+    assert again.ret == 1
+    assert sum(line.startswith("  reused ") for line in again.stdout.lines) == 2
+    assert sum(line.startswith("  rerun ") for line in again.stdout.lines) == 2
+    # the failed runs ran again (each has a second card; the cache served their translations)
+    after = cards_of(pytester.path / "out")
+    assert {label: len(after[label]) - len(cards) for label, cards in before.items()} == {
+        "good_t0.0": 0,
+        "good_t0.3": 0,
+        "naive_t0.0": 1,
+        "naive_t0.3": 1,
+    }
+    index = json.loads((pytester.path / "out" / "sweep.json").read_text(encoding="utf-8"))
+    assert sorted(run["status"] for run in index["runs"]) == [
+        "failed",
+        "failed",
+        "reused",
+        "reused",
+    ]
+
+
 def test_changed_configuration_is_not_reused(pytester, server, corpus):
     """A card is reused by fingerprint: another batch size is another run."""
     sweep = write_sweep(pytester.path, corpus, server)

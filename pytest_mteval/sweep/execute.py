@@ -22,7 +22,7 @@ from typing import Any
 
 from pytest_mteval.sweep.log_reason import log_reason
 from pytest_mteval.sweep.plan import Combination, SweepPlan
-from pytest_mteval.sweep.resume import reusable_card
+from pytest_mteval.sweep.resume import failed_cards, reusable_card
 
 #: Exit codes of a sweep, pytest's where they mean the same.
 OK, FAILED, INTERRUPTED, USAGE, NOTHING_RAN = 0, 1, 2, 4, 5
@@ -87,13 +87,16 @@ def run_sweep(plan: SweepPlan, options: SweepOptions, say: Callable[[str], None]
         if refusal:
             say(refusal)
             return USAGE
+        failed = failed_cards(plan.output / "sweep.json")
         for outcome in outcomes:
             card = reusable_card(
                 plan.output / "cards" / outcome.combination.label,
                 outcome.estimate.get("fingerprint"),
                 outcome.estimate.get("entries"),
             )
-            if card is not None:
+            if card is not None and str(card) in failed:
+                say(f"  rerun    {outcome.combination.label}  (its last run failed: {card.name})")
+            elif card is not None:
                 outcome.status, outcome.card = "reused", str(card)
                 say(f"  reused   {outcome.combination.label}  ({card.name})")
         asyncio.run(_run_all(plan, outcomes, options, at_once, say))

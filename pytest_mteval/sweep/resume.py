@@ -3,11 +3,14 @@
 A card is reused only when it verifies (schema, hash, fingerprint), has the fingerprint the
 new run would have (spec §3.8: same data, model, condition, prompt, temperature, harness,
 batch size and tools), and is complete: one row per entry of the run's selection, none of them
-lost or never run, and not marked incomplete or partial.
+lost or never run, and not marked incomplete or partial; and its run did not fail (the card
+records no verdict, the sweep's index does): a failed run is run again, so that its gate is
+judged anew and the sweep does not turn a failure into "reused".
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -38,3 +41,19 @@ def is_complete(card: dict[str, Any], entries: int) -> bool:
     if len(rows) != entries:
         return False
     return not any(never_ran(row.get("error")) for row in rows)
+
+
+def failed_cards(index: Path) -> frozenset[str]:
+    """The cards an earlier sweep's index (``sweep.json``) lists for runs that failed; none
+    when there is no index or it cannot be read (then nothing is known to have failed)."""
+    try:
+        runs = json.loads(index.read_text(encoding="utf-8")).get("runs")
+    except (OSError, ValueError, AttributeError):
+        return frozenset()
+    if not isinstance(runs, list):
+        return frozenset()
+    return frozenset(
+        str(run["card"])
+        for run in runs
+        if isinstance(run, dict) and run.get("status") == "failed" and run.get("card")
+    )
