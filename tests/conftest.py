@@ -43,7 +43,7 @@ def envelope(entries: list[dict[str, Any]], **dataset: Any) -> dict[str, Any]:
 
 
 def documented_fingerprint(card: dict[str, Any]) -> str:
-    """A card's fingerprint as README documents it, computed here rather than by the code
+    """A card's fingerprint as docs/cards.md documents it, computed here rather than by the code
     under test: sha256 of the compact JSON list of its components."""
     components = [
         card["dataset"]["sha256"],

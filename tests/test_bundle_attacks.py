@@ -286,7 +286,7 @@ def test_a_resealed_code_hash_passes_only_without_the_signing_key(
     capsys,
 ):
     """The forger's last move: rewrite method.code.sha256 to the innocent code's and seal the
-    card again. An unsigned card cannot tell (said in the README); a signed one can."""
+    card again. An unsigned card cannot tell (said in docs/reports.md); a signed one can."""
     private = tmp_path / "keys" / "ci"
     private.parent.mkdir()
     assert main(["keygen", str(private)]) == 0

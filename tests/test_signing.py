@@ -65,7 +65,7 @@ def test_keygen_writes_a_private_key_only_its_owner_reads(keys, tmp_path):
 
 
 def _documented_message(card):
-    """The signed bytes as the README defines them, built without the project's code."""
+    """The signed bytes as docs/security.md defines them, built without the project's code."""
     unsigned = copy.deepcopy(card)
     unsigned["signature"]["value"] = ""
     body = json.dumps(

@@ -1,4 +1,4 @@
-"""The user's own per-entry tests on a secret run (issue 21, item 4): the README's example,
+"""The user's own per-entry tests on a secret run (issue 21, item 4): docs/usage.md's example,
 failing on an encrypted corpus, must not put the entry's source, reference or prediction on the
 terminal or into junit, whatever pytest is asked to show (every --tb style, locals, captured
 output, warnings, subtests, properties, -rA, --setup-show), on every kind of secret run
@@ -22,14 +22,14 @@ pytest_plugins = ["pytester"]
 SOURCE_MARK = "QZXSOURCEMARK"
 REFERENCE_MARK = "QZXREFERENCEMARK"
 
-#: The method answers each entry with its (English) source: the README test fails on "the".
+#: The method answers each entry with its (English) source: the docs/usage.md test fails on "the".
 ECHO = """
 class Probe:
     async def translate(self, entries, config):
         return [{"id": e["id"], "predicted": e["source"], "latency_s": 0.01} for e in entries]
 """
 
-#: The README's example, and the careless variants: print, warn, skip, xfail, properties.
+#: docs/usage.md's example, and the careless variants: print, warn, skip, xfail, properties.
 USER_TESTS = f"""
 import warnings
 
@@ -147,7 +147,7 @@ def test_a_failing_user_test_on_an_encrypted_corpus_shows_no_text(
     shown, result = _run(pytester, sealed, *style)
     leaked = [form for form in _forms(marked[1]) if form in shown]
     assert not leaked, f"shown: {leaked[0]!r}"
-    # 4 entry items, the README test passes on 2 entries (no "the"), the others as written
+    # 4 entry items, the docs/usage.md test passes on 2 entries (no "the"), the others as written
     # each subtest's failure counts once, and its test once more
     result.assert_outcomes(passed=4 + 2 + 4 + 4, failed=2 + 4 + 4 + 4 * 2, skipped=1, xfailed=3)
     assert "details hidden: scores-only run" in shown
