@@ -25,7 +25,7 @@ USABLE: Final = frozenset({"acceptable", "excellent"})
 
 @dataclass(frozen=True)
 class Threshold:
-    """When a validation record confirms the automated tier (see README)."""
+    """When a validation record confirms the automated tier (docs/review.md)."""
 
     min_reviewers: int = 2
     #: Entries rated by someone, capped at the sample's size.
