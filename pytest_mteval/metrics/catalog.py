@@ -198,12 +198,12 @@ def register(definition: MetricDefinition, by: str = "a plugin") -> None:
             f"{by}: metric name {name!r} must be lower_snake_case (at most 64 characters) "
             "and not a reserved score key"
         )
-    if definition.card_keys:
+    taken = _registry.get(name)
+    if taken is None and definition.card_keys:  # (a built-in registered again keeps its own)
         raise MetricDefinitionError(
             f"{by}: metric {name!r} declares card_keys: a plugin family's aggregate is kept "
             "under the card's scores.plugin_metrics, so it takes no other score key"
         )
-    taken = _registry.get(name)
     # equal, or equal-looking: a conftest imported again (an in-process session) makes new
     # classes of the same statistics
     if taken is not None and taken != definition and repr(taken) != repr(definition):
