@@ -394,3 +394,33 @@ def test_a_value_undefined_for_one_run_only_has_no_delta_bounds():
         None,
         None,
     )
+
+
+def test_the_plain_value_helpers_make_the_rows_the_definitions_read_from_records():
+    """One way to make per-entry rows: a statistic built from plain values is the one the
+    metric's definition reads from records holding those values."""
+    pairs = [("a b c d", "a b c d"), ("x y", "x z"), ("", "le chat")]
+    records = [
+        {"predicted": h, "expected": r, "error": None, "exact_match": h == r, "fst_words": i}
+        | {"fst_accepted_words": i // 2}
+        for i, (h, r) in enumerate(pairs)
+    ]
+    for definition in (catalog.CHRF_PLUS_PLUS, catalog.BLEU, catalog.TER):
+        family = definition.statistics.family  # type: ignore[attr-defined]
+        rows = [sacre.segment_stats(h, r)[family] for h, r in pairs]
+        helper = bootstrap.sacre_statistic(family, rows)
+        read = bootstrap.of_definition(definition, records)
+        assert read is not None
+        assert helper.rows.tolist() == read.rows.tolist(), family
+        sums = list(helper.rows.sum(axis=0))
+        assert helper.value(sums) == read.value(sums) == definition.score(records), family
+    words = bootstrap.ratio_statistic([0, 0, 1], [0, 1, 2])
+    read = bootstrap.of_definition(catalog.FST_ACCEPTANCE, records)
+    assert read is not None
+    assert words.rows.tolist() == read.rows.tolist() == [[0.0, 0.0], [0.0, 1.0], [1.0, 2.0]]
+    exact = bootstrap.rate_statistic([r["exact_match"] for r in records])
+    read = bootstrap.of_definition(catalog.EXACT_MATCH, records)
+    assert read is not None
+    assert exact.rows.tolist() == read.rows.tolist() == [[1.0, 1.0], [0.0, 1.0], [0.0, 1.0]]
+    with pytest.raises(ValueError, match=r"^per-entry statistics must be a non-empty table"):
+        bootstrap.ratio_statistic([], [])

@@ -223,3 +223,12 @@ def test_a_table_of_integer_statistics_is_float64():
     assert table is not None
     assert table.dtype == np.float64
     assert table.tolist() == [[float(x) for x in own]]
+
+
+def test_a_definition_is_shown_when_measured_after_the_builtins_and_takes_no_card_key():
+    """What a plugin's definition gets unless it says otherwise (``catalog.shown``)."""
+    plain = MetricDefinition("x", "x", ShareOfAll("x"))
+    assert (plain.shown, plain.shown_at, plain.card_keys) == ("when_measured", 0, ())
+    assert catalog.FST_ACCEPTANCE.card_keys == ("fst_accepted", "fst_words", "fst_version")
+    assert catalog.CHRF_PLUS_PLUS.shown == "always"
+    assert catalog.ORTHOGRAPHY.shown == "never"

@@ -37,8 +37,11 @@ class Metric(Protocol):
     Optional: ``definitions``, the run-level metrics the family contributes (a sequence of
     ``metrics.definition.MetricDefinition``): each is registered in ``metrics/catalog.py``
     and scored from the records into the card's ``scores``, with its interval, in the gate
-    and in ``mteval compare``; ``score_failed(entry)``, the per-entry statistics an entry that
-    failed to translate contributes (morphology: its gold units, none reproduced).
+    and in ``mteval compare``, and in the terminal summary as its ``shown`` says (a built-in's
+    definitions also name the other card keys its ``aggregate`` writes, ``card_keys``: a
+    plugin's aggregate is kept under ``scores.plugin_metrics``); ``score_failed(entry)``, the
+    per-entry statistics an entry that failed to translate contributes (morphology: its gold
+    units, none reproduced).
     """
 
     name: str

@@ -1,6 +1,8 @@
 """The registry of run-level metrics: name -> :class:`MetricDefinition`.
 
-The built-in definitions are listed here, in the order reports show them. A metric family
+The built-in definitions are listed here, in the order the HTML report shows them (the terminal
+summary orders them by their ``shown_at``), each with the card keys written with it, from which
+the score keys no plugin may take (``RESERVED``) are derived. A metric family
 registered through ``pytest_mteval_metrics`` may contribute definitions of its own (its
 ``definitions`` attribute, see ``metrics/base.py``): registered at the start of a run, they
 are scored, resampled, gated and compared like the built-ins. Registering the same definition
@@ -23,49 +25,100 @@ from pytest_mteval.metrics.definition import (
     RatioOfCounts,
     SacreFamily,
     ShareOfAll,
+    Shown,
 )
 
 CHRF_PLUS_PLUS: Final = MetricDefinition(
-    "chrf_plus_plus", "chrF++", SacreFamily("chrf"), scale=100.0, interval=True
+    "chrf_plus_plus",
+    "chrF++",
+    SacreFamily("chrf"),
+    scale=100.0,
+    interval=True,
+    shown="always",
+    shown_at=1,
 )
-BLEU: Final = MetricDefinition("bleu", "BLEU", SacreFamily("bleu"), scale=100.0, interval=True)
-TER: Final = MetricDefinition("ter", "TER", SacreFamily("ter"), scale=100.0, higher_is_better=False)
+BLEU: Final = MetricDefinition(
+    "bleu", "BLEU", SacreFamily("bleu"), scale=100.0, interval=True, shown="always", shown_at=2
+)
+TER: Final = MetricDefinition(
+    "ter",
+    "TER",
+    SacreFamily("ter"),
+    scale=100.0,
+    higher_is_better=False,
+    shown="always",
+    shown_at=3,
+)
 EXACT_MATCH: Final = MetricDefinition(
-    "exact_match_rate", "exact match", ShareOfAll("exact_match"), interval=True
+    "exact_match_rate",
+    "exact match",
+    ShareOfAll("exact_match"),
+    interval=True,
+    shown="always",
+    shown_at=4,
+    card_keys=("exact_matches",),
 )
 EQUIVALENT_MATCH: Final = MetricDefinition(
-    "equivalent_match_rate", "equivalent match", ShareOfAll("equivalent_match")
+    "equivalent_match_rate",
+    "equivalent match",
+    ShareOfAll("equivalent_match"),
+    shown_at=2,
+    card_keys=("equivalent_matches",),
 )
 FST_ACCEPTANCE: Final = MetricDefinition(
-    "fst_acceptance_rate", "FST acceptance", RatioOfCounts("fst_accepted_words", "fst_words")
+    "fst_acceptance_rate",
+    "FST acceptance",
+    RatioOfCounts("fst_accepted_words", "fst_words"),
+    shown_at=1,
+    card_keys=("fst_accepted", "fst_words", "fst_version"),
 )
 MORPHOLOGICAL_ACCURACY: Final = MetricDefinition(
     "morphological_accuracy",
     "morphological accuracy",
     RatioOfCounts("morphology_reproduced", "morphology_units"),
+    shown="never",
 )
-SEMANTIC: Final = MetricDefinition("semantic_score", "semantic", MeanOfScored("semantic_score"))
+SEMANTIC: Final = MetricDefinition(
+    "semantic_score",
+    "semantic",
+    MeanOfScored("semantic_score"),
+    shown_at=5,
+    card_keys=("semantic_model",),
+)
 CODE_SWITCHING: Final = MetricDefinition(
     "code_switching_rate",
     "code-switching",
     MeanOfScored("code_switching_detected"),
     higher_is_better=False,
+    shown_at=3,
+    card_keys=("code_switching_entries", "target_script"),
 )
 HALLUCINATION: Final = MetricDefinition(
     "hallucination_rate",
     "hallucination",
     FlaggedShare("hallucination_detected"),
     higher_is_better=False,
+    shown_at=4,
+    card_keys=(
+        "hallucination_entries",
+        "hallucination_reasons",
+        "same_output_for_different_sources",
+        "another_entrys_reference",
+    ),
 )
 TERMINOLOGY: Final = MetricDefinition(
     "terminology_adherence",
     "terminology adherence",
     RatioOfCounts("terminology_present", "terminology_required"),
+    shown="never",
+    card_keys=("terminology_required",),
 )
 ORTHOGRAPHY: Final = MetricDefinition(
     "orthographic_accuracy",
     "orthographic accuracy",
     RatioOfCounts("orthography_valid_letters", "orthography_letters"),
+    shown="never",
+    card_keys=("orthography",),
 )
 
 BUILTIN: Final[tuple[MetricDefinition, ...]] = (
@@ -83,47 +136,23 @@ BUILTIN: Final[tuple[MetricDefinition, ...]] = (
     ORTHOGRAPHY,
 )
 
-#: Keys of the card's ``scores`` that are not metric definitions: a plugin may not take them.
-RESERVED: Final = frozenset(
+#: The run-level keys of the card's ``scores`` that belong to no metric: counts and speed of
+#: the whole run, the composite and what it was judged by, the breakdowns, the plugins' part.
+RUN_LEVEL: Final = frozenset(
     {
-        "composite",
-        "composite_metrics",
-        "confidence_intervals",
-        "cost_adjusted",
-        "scoring_profile",
-        "quality_tier",
-        "quality_tier_uncapped",
-        "plugin_metrics",
-        "total",
-        "errors",
-        "exact_matches",
-        "equivalent_matches",
-        "fst_accepted",
-        "fst_words",
-        "fst_version",
-        "length_ratio",
-        "tokens_per_second",
-        "entries_per_minute",
-        "avg_latency_seconds",
-        "median_latency_seconds",
-        "p95_latency_seconds",
-        "by_difficulty",
-        "by_provenance",
-        "by_domain",
-        "orthography",
-        "target_script",
-        "semantic_model",
-        "terminology_required",
-        "code_switching_entries",
-        "hallucination_entries",
-        "hallucination_reasons",
-        "same_output_for_different_sources",
-        "another_entrys_reference",
+        *("total", "errors", "length_ratio", "tokens_per_second", "entries_per_minute"),
+        *("avg_latency_seconds", "median_latency_seconds", "p95_latency_seconds"),
+        *("composite", "composite_metrics", "scoring_profile", "confidence_intervals"),
+        *("cost_adjusted", "quality_tier", "quality_tier_uncapped", "plugin_metrics"),
+        *("by_difficulty", "by_provenance", "by_domain"),
     }
 )
+#: Keys of the card's ``scores`` that are not metric definitions: a plugin may not take them.
+RESERVED: Final = RUN_LEVEL | {key for d in BUILTIN for key in d.card_keys}
 _NAME: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 _registry: dict[str, MetricDefinition] = {d.name: d for d in BUILTIN}
+_BUILTIN_NAMES: Final = frozenset(_registry)
 
 
 class MetricDefinitionError(MtevalError):
@@ -133,6 +162,14 @@ class MetricDefinitionError(MtevalError):
 def definitions() -> Mapping[str, MetricDefinition]:
     """Every registered definition by name, built-ins first, in report order (read-only)."""
     return MappingProxyType(_registry)
+
+
+def shown(how: Shown) -> tuple[str, ...]:
+    """The metrics the terminal summary shows ``how``, in its order: the built-ins by their
+    ``shown_at``, then the plugins' by theirs (equal places keep the order of registration)."""
+    chosen = [d for d in _registry.values() if d.shown == how]
+    chosen.sort(key=lambda d: (d.name not in _BUILTIN_NAMES, d.shown_at))
+    return tuple(d.name for d in chosen)
 
 
 def get(name: str) -> MetricDefinition | None:
@@ -162,6 +199,11 @@ def register(definition: MetricDefinition, by: str = "a plugin") -> None:
             "and not a reserved score key"
         )
     taken = _registry.get(name)
+    if taken is None and definition.card_keys:  # (a built-in registered again keeps its own)
+        raise MetricDefinitionError(
+            f"{by}: metric {name!r} declares card_keys: a plugin family's aggregate is kept "
+            "under the card's scores.plugin_metrics, so it takes no other score key"
+        )
     # equal, or equal-looking: a conftest imported again (an in-process session) makes new
     # classes of the same statistics
     if taken is not None and taken != definition and repr(taken) != repr(definition):

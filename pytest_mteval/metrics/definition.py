@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +28,9 @@ from pytest_mteval.metrics import sacre
 Row = Mapping[str, Any]
 #: Per-entry statistics: one row per entry, one column per summed quantity.
 Table = npt.NDArray[np.float64]
+#: When the terminal summary shows a metric: on every run, when the run measured it, or never
+#: (the card, the HTML report, the gate and ``mteval compare`` have it all the same).
+Shown = Literal["always", "when_measured", "never"]
 
 
 class Statistics(Protocol):
@@ -185,7 +188,10 @@ class FlaggedShare:
 class MetricDefinition:
     """One run-level metric. ``name`` is its key in the card's ``scores``; ``scale`` the top
     of its range (100 for sacrebleu's points, 1 for shares); ``interval`` whether the card
-    reports its bootstrap interval."""
+    reports its bootstrap interval; ``shown`` when the terminal summary shows it, at place
+    ``shown_at`` among those shown alike (smaller first; see ``catalog.shown``);
+    ``card_keys`` the other keys of the card's ``scores`` written with it (a built-in family's
+    counts and evidence: ``fst_words``...), which no plugin's metric may take."""
 
     name: str
     label: str
@@ -193,6 +199,9 @@ class MetricDefinition:
     scale: float = 1.0
     higher_is_better: bool = True
     interval: bool = False
+    shown: Shown = "when_measured"
+    shown_at: int = 0
+    card_keys: tuple[str, ...] = ()
 
     def table(self, rows: Sequence[Row], flagged: frozenset[str] = frozenset()) -> Table | None:
         """Per-entry statistics of ``rows`` (see :meth:`Statistics.read`)."""

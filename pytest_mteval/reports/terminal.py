@@ -3,23 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 from pytest_mteval.corpus import describe_reference_quality
 from pytest_mteval.metrics import catalog
 from pytest_mteval.reports.next_steps import legend, next_step
-
-#: Metrics always shown (with their interval when the card has one), then those shown when
-#: measured; each under its definition's label.
-_ALWAYS: Final = ("chrf_plus_plus", "bleu", "ter", "exact_match_rate")
-_WHEN_MEASURED: Final = (
-    "fst_acceptance_rate",
-    "equivalent_match_rate",
-    "code_switching_rate",
-    "hallucination_rate",
-    "semantic_score",
-)
-_BUILTIN: Final = frozenset(d.name for d in catalog.BUILTIN)
 
 
 def _label(name: str) -> str:
@@ -71,10 +59,10 @@ def summary_lines(card: Mapping[str, Any], path: str) -> list[str]:
         *_reference_row(d),
         ("method", f"{card['method']['name']}  model {card['model_slug']}"),
         ("errors", str(s["errors"])),
-        *((_label(key), _with_interval(s, key, _digits(key))) for key in _ALWAYS),
+        *((_label(key), _with_interval(s, key, _digits(key))) for key in catalog.shown("always")),
         ("latency p50/p95", latency),
     ]
-    for key in (*_WHEN_MEASURED, *(n for n in catalog.definitions() if n not in _BUILTIN)):
+    for key in catalog.shown("when_measured"):  # each under its definition's label
         if s.get(key) is not None:
             rows.append((_label(key), _with_interval(s, key, _digits(key))))
     if s.get("composite") is not None:

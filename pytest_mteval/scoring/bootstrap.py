@@ -4,7 +4,9 @@ Every corpus-level value here is a function of column sums of per-entry rows: sa
 sufficient statistics for chrF++/BLEU/TER, numerator and denominator for a rate. A bootstrap
 resample is then a weighted sum (resample counts times rows), never a re-run of sacrebleu,
 so 1000 resamples of 10,000 entries take a fraction of a second. Derived values such as the
-composite are recomputed from each resample's metrics.
+composite are recomputed from each resample's metrics. A statistic built here from plain
+values (``sacre_statistic``, ``ratio_statistic``) is read by the metric definitions that read a
+run's records (``metrics/definition.py``): one way to make per-entry rows.
 
 numpy comes with sacrebleu (a dependency of it), and is used for the weighted sums.
 With the same seed the resampled indexes are exactly those of ``sacrebleu --confidence`` and
@@ -21,7 +23,8 @@ from typing import Final, TypedDict
 import numpy as np
 import numpy.typing as npt
 
-from pytest_mteval.metrics.definition import MetricDefinition, Row, SacreFamily, ratio
+from pytest_mteval.metrics.catalog import BLEU, CHRF_PLUS_PLUS, TER
+from pytest_mteval.metrics.definition import MetricDefinition, RatioOfCounts, Row, SacreFamily
 
 #: sacrebleu's default seed (SACREBLEU_SEED), so intervals can be reproduced with its CLI.
 DEFAULT_SEED: Final = 12345
@@ -30,6 +33,15 @@ DEFAULT_CONFIDENCE: Final = 0.95
 #: Cells of the resample-count matrix held in memory at once (about 4 MB of float64; a block
 #: takes about four times that while it is drawn and counted, at the end of a run).
 _CHUNK_CELLS: Final = 500_000
+
+#: The statistics the helpers below build from plain values are read by the definitions a
+#: run's records are read by: the sacrebleu families' own, and a ratio of two counts.
+_SACRE: Final = {
+    d.statistics.family: d
+    for d in (CHRF_PLUS_PLUS, BLEU, TER)
+    if isinstance(d.statistics, SacreFamily)
+}
+_RATIO: Final = MetricDefinition("ratio", "ratio", RatioOfCounts("part", "whole"))
 
 Rows = npt.NDArray[np.float64]
 Metrics = Mapping[str, float | None]
@@ -63,15 +75,16 @@ def of_definition(
 
 def sacre_statistic(family: str, stats_rows: Sequence[Sequence[float]]) -> Statistic:
     """Corpus chrF++ ("chrf"), BLEU ("bleu") or TER ("ter") from per-segment statistics."""
-    return Statistic(_as_rows(stats_rows), SacreFamily(family).finalize)
+    _as_rows(stats_rows)  # a malformed table is refused with its reason, before it is read
+    return _read(_SACRE[family], [{"stats": {family: row}} for row in stats_rows])
 
 
 def ratio_statistic(numerators: Sequence[float], denominators: Sequence[float]) -> Statistic:
     """Σ numerator / Σ denominator (e.g. accepted words / words); None when Σ denominator is 0."""
     if len(numerators) != len(denominators):
         raise ValueError("numerators and denominators must have one value per entry")
-    rows = _as_rows([[float(n), float(d)] for n, d in zip(numerators, denominators, strict=True)])
-    return Statistic(rows, ratio)
+    rows = [{"part": n, "whole": d} for n, d in zip(numerators, denominators, strict=True)]
+    return _read(_RATIO, rows)
 
 
 def rate_statistic(values: Sequence[float | bool | None]) -> Statistic:
@@ -80,6 +93,13 @@ def rate_statistic(values: Sequence[float | bool | None]) -> Statistic:
         [0.0 if v is None else float(v) for v in values],
         [0.0 if v is None else 1.0 for v in values],
     )
+
+
+def _read(definition: MetricDefinition, rows: Sequence[Row]) -> Statistic:
+    """``rows`` read and finalised by ``definition``, as a run's records are; refused when
+    they hold no statistics at all."""
+    table = definition.table(rows)
+    return Statistic(_as_rows([] if table is None else table), definition.finalize)
 
 
 def point_values(statistics: Mapping[str, Statistic], derived: Mapping[str, Derived]) -> Metrics:
@@ -270,7 +290,7 @@ def _common_length(statistics: Mapping[str, Statistic]) -> int:
     return lengths.pop()
 
 
-def _as_rows(rows: Sequence[Sequence[float]]) -> Rows:
+def _as_rows(rows: Sequence[Sequence[float]] | Rows) -> Rows:
     array = np.asarray(rows, dtype=np.float64)
     if array.ndim != 2:
         raise ValueError("per-entry statistics must be a non-empty table of equal-length rows")
