@@ -8,7 +8,8 @@ import logging
 import time
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 
 import pytest
 from chat_server import ChatServer, Reply
@@ -98,6 +99,30 @@ async def test_429_is_retried_and_retry_after_is_honoured(server: ChatServer) ->
 @pytest.mark.asyncio
 async def test_retry_after_is_capped(server: ChatServer) -> None:
     server.script(Reply.error(429, retry_after="3600"))
+    result = await complete(settings(server, retry_after_max_s=0.05))
+    assert result.text is not None
+    assert len(server.requests) == 2
+
+
+def http_date(seconds_ahead: float) -> str:
+    """An RFC 9110 HTTP-date that far ahead (whole seconds: it is at least that minus 1 away)."""
+    return format_datetime(datetime.now(UTC) + timedelta(seconds=seconds_ahead), usegmt=True)
+
+
+@pytest.mark.asyncio
+async def test_503_with_an_http_date_retry_after_waits_until_that_date(server: ChatServer) -> None:
+    server.script(Reply.error(503, retry_after=http_date(2)))
+    result = await complete(settings(server))
+    assert result.error is None
+    assert result.attempts == 2
+    first, second = (r.received for r in server.requests)
+    # Backoff alone would wait at most 0.05 s; the date was more than 1 s ahead.
+    assert second - first >= 0.9
+
+
+@pytest.mark.asyncio
+async def test_an_http_date_retry_after_is_capped_too(server: ChatServer) -> None:
+    server.script(Reply.error(429, retry_after=http_date(3600)))
     result = await complete(settings(server, retry_after_max_s=0.05))
     assert result.text is not None
     assert len(server.requests) == 2

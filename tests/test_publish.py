@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import deque
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -16,12 +19,14 @@ from pytest_mteval.cli.main import main
 
 
 class Leaderboard(ThreadingHTTPServer):
-    """Answers each POST with the next scripted (status, body), then 201; records requests."""
+    """Answers each POST with the next scripted (status, body[, headers]), then 201; records
+    requests and when each arrived."""
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
-        self.script: deque[tuple[int, str]] = deque()
+        self.script: deque[tuple[int, str] | tuple[int, str, dict[str, str]]] = deque()
         self.received: list[tuple[dict, dict]] = []
+        self.arrived: list[float] = []
 
     @property
     def url(self) -> str:
@@ -34,9 +39,12 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.received.append((dict(self.headers), body))
-        status, text = self.server.script.popleft() if self.server.script else (201, "{}")
+        self.server.arrived.append(time.monotonic())
+        status, text, *more = self.server.script.popleft() if self.server.script else (201, "{}")
         data = text.encode()
         self.send_response(status)
+        for name, value in (more[0] if more else {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -107,3 +115,36 @@ def test_a_forged_card_is_not_published(server, card_path, capsys):
     assert main(["publish", str(card_path), "--url", server.url]) == 1
     assert "run_card_hash does not match" in capsys.readouterr().out
     assert server.received == []
+
+
+def http_date(seconds_ahead: float) -> str:
+    """An RFC 9110 HTTP-date that far ahead (whole seconds: it is at least that minus 1 away)."""
+    return format_datetime(datetime.now(UTC) + timedelta(seconds=seconds_ahead), usegmt=True)
+
+
+@pytest.mark.parametrize(
+    ("status", "retry_after", "at_least_s"),
+    [(429, "0.3", 0.3), (503, "0.3", 0.3), (429, "date", 0.9), (503, "date", 0.9)],
+)
+def test_retry_after_is_honoured_in_both_forms(server, card_path, status, retry_after, at_least_s):
+    header = http_date(2) if retry_after == "date" else retry_after
+    server.script.append((status, "slow down", {"Retry-After": header}))
+    response = publish(load(card_path), server.url, backoff_s=0.01)
+    assert response.status_code == 201
+    first, second = server.arrived
+    assert second - first >= at_least_s  # backoff alone would have waited 0.01 s
+
+
+def test_a_retry_after_beyond_the_cap_waits_the_cap(server, card_path):
+    server.script.append((503, "down for the night", {"Retry-After": http_date(3600)}))
+    server.script.append((429, "slow down", {"Retry-After": "3600"}))
+    response = publish(load(card_path), server.url, backoff_s=0.01, retry_after_max_s=0.05)
+    assert response.status_code == 201
+    assert len(server.received) == 3
+
+
+def test_retries_that_run_out_name_the_last_status(server, card_path):
+    server.script.extend([(503, "busy", {"Retry-After": "0"})] * 3)
+    with pytest.raises(PublishError, match=r"HTTP 503 after 3 attempt\(s\): busy"):
+        publish(load(card_path), server.url, retries=2, backoff_s=0.01)
+    assert len(server.received) == 3

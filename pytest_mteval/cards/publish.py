@@ -13,14 +13,14 @@ fields record what the developer intended, read from the card:
 - ``promptContext``: the method argument ``prompt_context`` (null when not given);
 - ``qualityTier``: the card's quality tier.
 
-Connection failures, timeouts, 429 and 5xx are retried with exponential backoff (a
-``Retry-After`` in seconds is honoured, capped); other answers end in one clear line. A token
+Connection failures, timeouts, 429 and 5xx are retried with exponential backoff, or as long
+as the server's ``Retry-After`` asks (seconds or an HTTP date, capped), by the package's one
+retry policy (``llm/retry_policy.py``); other answers end in one clear line. A token
 comes from an environment variable, never the command line, and is never echoed.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -28,6 +28,7 @@ import httpx
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.errors import MtevalError
+from pytest_mteval.llm.retry_policy import RetryPolicy, parse_retry_after
 
 METHOD_CONFIG_FIELDS: Final = (
     "model",
@@ -77,34 +78,37 @@ def publish(
     retries: int = 3,
     timeout_s: float = 30.0,
     backoff_s: float = 0.5,
+    retry_after_max_s: float = MAX_RETRY_AFTER_S,
 ) -> httpx.Response:
     """POST the card with its method_config; the server's final successful answer."""
     body = {**card, "method_config": method_config(card)}
     headers = {"User-Agent": "pytest-mteval publish"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    attempt = 0
+    policy = RetryPolicy(
+        max_attempts=retries + 1,
+        backoff_base_s=backoff_s,
+        retry_after_max_s=retry_after_max_s,
+        jitter=False,
+    )
     with httpx.Client(timeout=timeout_s, headers=headers) as client:
-        while True:
-            attempt += 1
+
+        def attempt() -> httpx.Response | httpx.HTTPError:
             try:
-                response = client.post(url, json=body)
+                return client.post(url, json=body)
             except httpx.HTTPError as exc:
-                if attempt > retries:
-                    raise PublishError(
-                        f"{url}: {type(exc).__name__} after {attempt} attempts: {exc}"
-                    ) from None
-                time.sleep(backoff_s * 2 ** (attempt - 1))
-                continue
-            if response.is_success:
-                return response
-            if response.status_code in RETRYABLE and attempt <= retries:
-                time.sleep(_wait(response, backoff_s * 2 ** (attempt - 1)))
-                continue
-            excerpt = _redacted(response.text[:200], token).replace("\n", " ")
-            raise PublishError(
-                f"{url}: HTTP {response.status_code} after {attempt} attempt(s): {excerpt}"
-            )
+                return exc
+
+        tried = policy.call(attempt, retryable=_retryable, retry_after=_retry_after)
+    outcome, attempts = tried.outcome, tried.attempts
+    if isinstance(outcome, httpx.HTTPError):
+        raise PublishError(
+            f"{url}: {type(outcome).__name__} after {attempts} attempts: {outcome}"
+        ) from None
+    if outcome.is_success:
+        return outcome
+    excerpt = _redacted(outcome.text[:200], token).replace("\n", " ")
+    raise PublishError(f"{url}: HTTP {outcome.status_code} after {attempts} attempt(s): {excerpt}")
 
 
 def verified_card(path: Any) -> dict[str, Any]:
@@ -114,12 +118,14 @@ def verified_card(path: Any) -> dict[str, Any]:
     return card
 
 
-def _wait(response: httpx.Response, default: float) -> float:
-    raw = response.headers.get("Retry-After")
-    try:
-        return min(max(float(raw), 0.0), MAX_RETRY_AFTER_S) if raw else default
-    except ValueError:
-        return default
+def _retryable(outcome: httpx.Response | httpx.HTTPError) -> bool:
+    return isinstance(outcome, httpx.HTTPError) or outcome.status_code in RETRYABLE
+
+
+def _retry_after(outcome: httpx.Response | httpx.HTTPError) -> float | None:
+    if isinstance(outcome, httpx.HTTPError):
+        return None
+    return parse_retry_after(outcome.headers.get("Retry-After"))
 
 
 def _redacted(text: str, token: str | None) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-import random
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -21,13 +20,8 @@ from typing import Any
 import httpx
 
 from pytest_mteval.llm.pools import Pools
-from pytest_mteval.llm.response import (
-    Attempt,
-    Completion,
-    parse_retry_after,
-    parse_usage,
-    read_response,
-)
+from pytest_mteval.llm.response import Attempt, Completion, parse_usage, read_response
+from pytest_mteval.llm.retry_policy import RetryPolicy, parse_retry_after
 from pytest_mteval.llm.settings import (
     DEFAULT_API_KEY_ENV,
     DEFAULT_BASE_URL,
@@ -106,42 +100,35 @@ class ChatClient:
             return _failure(
                 f"no API key: environment variable {self.settings.api_key_env} is unset"
             )
-        last: Attempt | None = None
-        attempt = 0
-        while attempt < self.settings.max_attempts:
-            timeout = self._remaining(deadline)
-            if timeout <= 0:
-                break
-            attempt += 1
-            last = await self._attempt(messages, timeout)
-            if last.completion is not None:
-                return self._redacted(_with_timing(last.completion, started, attempt))
-            if not last.retryable or attempt >= self.settings.max_attempts:
-                break
-            delay = self._delay(attempt, last.retry_after_s)
-            if deadline is not None and time.monotonic() + delay >= deadline:
-                break
-            await asyncio.sleep(delay)
-        if last is None:
+        if self._remaining(deadline) <= 0:
             return _failure("deadline reached before the first attempt", started)
+        tried = await self._policy().call_async(
+            lambda: self._attempt(messages, self._remaining(deadline)),
+            retryable=lambda attempt: attempt.completion is None and attempt.retryable,
+            retry_after=lambda attempt: attempt.retry_after_s,
+            deadline=deadline,
+        )
+        last, attempts = tried.outcome, tried.attempts
+        if last.completion is not None:
+            return self._redacted(_with_timing(last.completion, started, attempts))
         message = last.error or "unknown error"
         if last.retryable:
-            message = f"{message} after {attempt} attempt{'s' if attempt != 1 else ''}"
-        return _failure(self._redact(message), started, attempt)
+            message = f"{message} after {attempts} attempt{'s' if attempts != 1 else ''}"
+        return _failure(self._redact(message), started, attempts)
 
     def _remaining(self, deadline: float | None) -> float:
         if deadline is None:
             return self.settings.timeout_s
         return min(self.settings.timeout_s, deadline - time.monotonic())
 
-    def _delay(self, attempt: int, retry_after_s: float | None) -> float:
+    def _policy(self) -> RetryPolicy:
         """Retry-After when the endpoint gave one (capped), else exponential with jitter."""
-        if retry_after_s is not None:
-            return min(retry_after_s, self.settings.retry_after_max_s)
-        ceiling = min(
-            self.settings.backoff_max_s, self.settings.backoff_base_s * 2.0 ** (attempt - 1)
+        return RetryPolicy(
+            max_attempts=self.settings.max_attempts,
+            backoff_base_s=self.settings.backoff_base_s,
+            backoff_max_s=self.settings.backoff_max_s,
+            retry_after_max_s=self.settings.retry_after_max_s,
         )
-        return ceiling / 2 + random.uniform(0, ceiling / 2)
 
     def _payload(self, messages: list[ChatMessage]) -> dict[str, Any]:
         payload: dict[str, Any] = {

@@ -12,12 +12,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
 
+from pytest_mteval.llm.retry_policy import parse_retry_after
 from pytest_mteval.methods.protocol import Usage
 
 
@@ -135,23 +134,3 @@ def _non_negative(value: Any) -> float | None:
 
 def _count(value: Any) -> int:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
-
-
-def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
-    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date (RFC 9110)."""
-    if not value or not value.strip():
-        return None
-    value = value.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        pass
-    else:
-        return max(0.0, seconds) if math.isfinite(seconds) else None
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())

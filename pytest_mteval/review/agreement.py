@@ -4,6 +4,9 @@ Ratings of an entry combine to their lower median (the conservative one of two m
 ratings). Agreement: the share of reviewer pairs giving the same rating, the share within one
 step, and Krippendorff's alpha (interval metric on reject=0 ... excellent=3), which corrects
 for the agreement expected by chance and copes with entries some reviewers left unrated.
+
+Alpha is computed here, not by the maintained package (``krippendorff`` on PyPI), because that
+package is GPL-3.0 and this plugin Apache-2.0; the two agree to 1e-15 on random tables.
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ Against a hostile method:
   a request must arrive within ``idle_timeout_s`` and an answer be read within it;
 - a body over 8 MiB (declared, or chunked) gets a 413 (``gateway_http.py``);
 - the key is withheld from answers in any encoding ``gateway_secrets.py`` names.
-HTTP/1.1 is parsed by h11, on both sides (``upstream.py``).
+HTTP/1.1 is parsed by h11 on the method's side; the upstream is reached with httpx
+(``upstream.py``).
 """
 
 from __future__ import annotations
@@ -142,8 +143,7 @@ class Gateway:
         if self._server is not None:
             await self._server.wait_closed()
         if self._upstream is not None:
-            self._upstream.close()
-            await asyncio.sleep(0)  # let the transports finish closing
+            await self._upstream.aclose()
 
     def summary(self) -> dict[str, Any]:
         """What the run card records about the gateway."""

@@ -1,19 +1,24 @@
-"""The gateway's client to its one upstream: HTTP/1.1 over kept-alive asyncio connections,
-framed by h11, each request written in one piece.
+"""The gateway's client to its one upstream: httpx over kept-alive connections, as plainly as
+the gateway needs it.
 
-httpx (used everywhere else) writes a request's head and body separately and costs about a
-millisecond of CPU per request more; the gateway sits on every request of a sandboxed run, so
-it speaks to its single upstream with this small client instead.
+Only what the gateway puts in a request is sent (no proxy, netrc or default headers of httpx's
+own: an environment must not add a header the audit log does not show, nor route the key
+elsewhere); a request is never sent twice (no retries: the upstream may bill it), a kept-alive
+connection the upstream has closed being noticed before use (httpcore's pool does); the answer
+is read as it arrives and cut off past ``MAX_RESPONSE_BYTES``.
+
+httpx costs about half a millisecond of CPU per request more than the h11 client this replaced
+(0.64 ms against 0.12 ms on loopback): small beside a model's answer, and one HTTP client less
+to keep correct (keep-alive, chunked bodies, TLS).
 """
 
 from __future__ import annotations
 
 import asyncio
 import ssl
-from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
-import h11
+import httpx
 
 #: An upstream answer larger than this is cut off as an error.
 MAX_RESPONSE_BYTES = 32 * 1024 * 1024
@@ -23,95 +28,53 @@ class UpstreamError(Exception):
     """The upstream could not be reached or answered something that is not HTTP."""
 
 
-@dataclass
-class _Connection:
-    reader: asyncio.StreamReader
-    writer: asyncio.StreamWriter
-
-
 class Upstream:
-    """POSTs to ``base_url`` + path over reused idle connections."""
+    """POSTs to ``base_url`` + path over reused idle connections; the caller bounds the time
+    (the gateway's ``asyncio.timeout``) and the requests in flight."""
 
     def __init__(self, base_url: str, timeout_s: float) -> None:
         parts = urlsplit(base_url.rstrip("/"))
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise UpstreamError(f"not an http(s) URL: {base_url!r}")
-        self.host = parts.hostname
-        self.port = parts.port or (443 if parts.scheme == "https" else 80)
-        self.prefix = parts.path
-        self.authority = parts.netloc.rpartition("@")[2]
-        self.tls = ssl.create_default_context() if parts.scheme == "https" else None
         self.timeout_s = timeout_s
-        self._idle: list[_Connection] = []
+        authority = parts.netloc.rpartition("@")[2]  # credentials in the URL are not sent
+        self._client = httpx.AsyncClient(
+            base_url=urlunsplit((parts.scheme, authority, parts.path + "/", "", "")),
+            timeout=None,  # the whole exchange is bounded below, as one
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),
+            transport=httpx.AsyncHTTPTransport(verify=ssl.create_default_context(), retries=0),
+            trust_env=False,
+            follow_redirects=False,
+        )
+        for name in ("accept", "accept-encoding", "connection", "user-agent"):
+            del self._client.headers[name]  # httpx's defaults: only the gateway's go out
 
     async def post(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
-        """One request, never sent twice (the upstream may bill it): a kept-alive connection
-        the upstream has closed is noticed before use, as httpcore does."""
+        """The upstream's status and body (as sent, not decoded) for one POST; TimeoutError
+        past ``timeout_s`` for the whole exchange."""
         async with asyncio.timeout(self.timeout_s):
-            connection = self._reusable() or await self._connect()
             try:
-                return await self._exchange(connection, path, body, headers)
-            except (OSError, asyncio.IncompleteReadError) as exc:
-                connection.writer.close()
+                return await self._exchange(path, body, headers)
+            except httpx.ConnectError:
+                raise UpstreamError("connect failed (ConnectError)") from None
+            except httpx.RemoteProtocolError:
+                raise UpstreamError("connection closed before a complete response") from None
+            except httpx.HTTPError as exc:
                 raise UpstreamError(type(exc).__name__) from None
-            except UpstreamError:
-                connection.writer.close()
-                raise
 
-    def _reusable(self) -> _Connection | None:
-        while self._idle:
-            connection = self._idle.pop()
-            if not connection.reader.at_eof() and not connection.writer.is_closing():
-                return connection
-            connection.writer.close()
-        return None
-
-    async def _connect(self) -> _Connection:
+    async def _exchange(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+        request = self._client.build_request("POST", path.lstrip("/"), content=body)
+        request.headers.update(headers)
+        response = await self._client.send(request, stream=True)
         try:
-            reader, writer = await asyncio.open_connection(
-                self.host, self.port, ssl=self.tls, server_hostname=self.host if self.tls else None
-            )
-        except OSError as exc:
-            raise UpstreamError(f"connect failed ({type(exc).__name__})") from None
-        return _Connection(reader, writer)
-
-    async def _exchange(
-        self, connection: _Connection, path: str, body: bytes, headers: dict[str, str]
-    ) -> tuple[int, bytes]:
-        conn = h11.Connection(h11.CLIENT)
-        fields = [("host", self.authority), ("content-length", str(len(body)))]
-        fields += list(headers.items())
-        target = (self.prefix + "/" + path.lstrip("/")).encode()
-        data = conn.send(h11.Request(method="POST", target=target, headers=fields)) or b""
-        data += (conn.send(h11.Data(data=body)) or b"") + (conn.send(h11.EndOfMessage()) or b"")
-        connection.writer.write(data)
-        await connection.writer.drain()
-        status = 0
-        answer = bytearray()
-        while True:
-            event = conn.next_event()
-            if event is h11.NEED_DATA:
-                chunk = await connection.reader.read(65536)
-                if not chunk and conn.their_state is h11.SEND_RESPONSE:
-                    raise UpstreamError("connection closed before a response")
-                conn.receive_data(chunk)
-            elif isinstance(event, h11.Response):
-                status = event.status_code
-            elif isinstance(event, h11.Data):
-                answer += event.data
+            answer = bytearray()
+            async for chunk in response.aiter_raw():
+                answer += chunk
                 if len(answer) > MAX_RESPONSE_BYTES:
                     raise UpstreamError("response too large")
-            elif isinstance(event, h11.EndOfMessage):
-                break
-            elif isinstance(event, h11.ConnectionClosed):
-                raise UpstreamError("connection closed mid-response")
-        if conn.our_state is h11.DONE and conn.their_state is h11.DONE:
-            self._idle.append(connection)
-        else:
-            connection.writer.close()
-        return status, bytes(answer)
+        finally:
+            await response.aclose()
+        return response.status_code, bytes(answer)
 
-    def close(self) -> None:
-        for connection in self._idle:
-            connection.writer.close()
-        self._idle.clear()
+    async def aclose(self) -> None:
+        await self._client.aclose()
