@@ -7,7 +7,7 @@ against two workers' start (no timing is asserted). A serial run never shows it.
 from __future__ import annotations
 
 import pytest
-from conftest import CORPORA, METHODS
+from conftest import CORPORA, METHODS, REPO
 
 from pytest_mteval.reports.parallel_advice import (
     MARGIN,
@@ -79,3 +79,18 @@ def test_identity_with_two_workers_shows_the_line(pytester):
 def test_a_serial_run_shows_no_line(pytester):
     result = _run(pytester, SNA, METHODS / "identity", "-p", "no:xdist")
     assert LINE not in result.stdout.str()
+
+
+def test_the_ci_templates_run_without_n_and_say_when_to_add_it():
+    """The templates' pytest lines use what pays for a cheap method; `-n auto` only in a
+    comment, for a method that burns CPU or the semantic score."""
+    for name in ("github-actions-mteval.yml", "gitlab-ci-mteval.yml"):
+        text = (REPO / "conftest_templates" / name).read_text(encoding="utf-8")
+        commands = [line for line in text.splitlines() if line.lstrip(" -").startswith("pytest")]
+        assert len(commands) == 2, name
+        assert all(" -n" not in line for line in commands), commands
+        notes = [line for line in text.splitlines() if "-n auto" in line]
+        assert notes, name
+        assert all(line.lstrip().startswith("#") for line in notes), name
+        assert "semantic score" in text
+        assert "burns CPU" in text

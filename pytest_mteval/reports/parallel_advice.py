@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-#: pytest's own cost of one entry item in a serial run, beyond its measured setup, call and
-#: teardown: collecting it, its hooks, its reports, the terminal's progress. Measured with
-#: benchmarks/parallel_rule.py (serial identity runs of 10,120 entries on the 2-core
-#: reference machine, about 0.2 ms); rounded up, so that the estimate favours ``-n``.
-SERIAL_ITEM_COST_S: Final = 0.0003
+#: pytest's own cost of one item in a serial run, beyond its measured setup, call and
+#: teardown: collecting it, its hooks, its reports, the terminal's progress. About 0.5 ms on
+#: the 2-core reference machine when quiet (issue 26: 10,120 empty parametrized tests took
+#: 0.61x sacrebleu's CLI on as many pairs, some 5.5 s); more when loaded (2.2 ms measured by
+#: benchmarks/parallel_rule.py at a load of 11), which makes -n look better than it was.
+SERIAL_ITEM_COST_S: Final = 0.0005
 #: How much longer than the serial estimate the run must have taken before it is called
 #: slower: a near tie is not worth a line.
 MARGIN: Final = 1.1
