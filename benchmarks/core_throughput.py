@@ -5,7 +5,9 @@ CLI scoring chrF++, BLEU and TER on the same pairs, measured in the same run.
     python benchmarks/core_throughput.py --workers 0      # -n 0 only
     python benchmarks/core_throughput.py --memory-100k    # also one 101,200-entry -n 0 run
     python benchmarks/core_throughput.py --upstream CORPUS --harness-command "CMD"
-    python benchmarks/core_throughput.py --floor          # also empty tests, -n 0 and -n 2
+    python benchmarks/core_throughput.py --floor          # issue 26's targets (below)
+    python benchmarks/core_throughput.py --floor --quick  # the same at 2,024 entries
+    python benchmarks/core_throughput.py --floor --entries 5060 --runs 2
 
 Prints every ratio of issue 8 with its target: -n 0 <= 1.5x the CLI; -n 2 <= 1.0x the CLI and
 at least 1.4x faster than -n 0; peak RSS <= 400 MB at 10 k entries and <= 1 GB at 100 k; a
@@ -15,10 +17,11 @@ The CLI is timed before and after the pytest runs and their mean is the referenc
 machine's load drifts. CPU seconds (user + system, all processes of a run) are printed too:
 on a loaded machine they say more about the work done than wall time does.
 
-``--floor`` adds the floor those targets sit on: as many empty parametrized tests as there are
-entries, at -n 0 and -n 2, against the same CLI. A run can be no faster than its items through
-pytest's (and xdist's) per-item protocol plus the statistics sacrebleu computes for every
-entry, which are the CLI's own work.
+``--floor`` measures issue 26's targets instead, each against its floor timed in the same
+invocation, and prints each with ok or MISSED (benchmarks/floor_targets.py says which): by
+default at 10,120 entries (101,200 for memory), best of 3 alternating runs; ``--quick`` runs
+2,024 entries (20,240 for memory), best of 2; ``--entries N`` sets the size (memory at 10 N),
+``--runs`` the rounds. The first line says which size was run.
 
 Bytecode is written and a collect-only run warms it before anything is timed (this tool's
 environment may set PYTHONDONTWRITEBYTECODE, and sacrebleu's own bytecode is installed), so
@@ -53,6 +56,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 FLORES = REPO / "corpora" / "eng-fra-flores-devtest.json"
 IDENTITY = REPO / "methods" / "identity"
+FLORES_SIZE = 1012
 
 #: Runs a command, then prints the peak RSS (KiB) of its largest process and the CPU seconds
 #: of the command and every descendant it waited for.
@@ -72,17 +76,18 @@ class Measured:
     peak_mb: float
 
 
-def build_corpus(folder: Path, repeat: int) -> tuple[Path, list[dict[str, Any]]]:
-    """FLORES eng->fra devtest repeated, ids made unique."""
+def build_corpus(folder: Path, count: int) -> tuple[Path, list[dict[str, Any]]]:
+    """``count`` entries of FLORES eng->fra devtest, repeated as needed, ids made unique."""
     data = json.loads(FLORES.read_text(encoding="utf-8"))
+    size = len(data["entries"])
     entries = [
-        {**entry, "id": copy * len(data["entries"]) + int(entry["id"])}
-        for copy in range(repeat)
+        {**entry, "id": copy * size + int(entry["id"])}
+        for copy in range(-(-count // size))
         for entry in data["entries"]
-    ]
+    ][:count]
     data["entries"] = entries
-    data["dataset"]["id"] += f"-x{repeat}"
-    path = folder / f"flores-x{repeat}.json"
+    data["dataset"]["id"] += f"-{count}"
+    path = folder / f"flores-{count}.json"
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     return path, entries
 
@@ -112,9 +117,9 @@ def sacrebleu_command(folder: Path, entries: list[dict[str, Any]]) -> list[str]:
     return [*command, "-m", "bleu", "chrf", "ter", "--chrf-word-order", "2", "-b"]
 
 
-def pytest_command(folder: Path, corpus: Path, workers: int) -> list[str]:
+def pytest_command(folder: Path, corpus: Path, workers: int, method: Path = IDENTITY) -> list[str]:
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--no-header"]
-    command += [f"--mteval-corpus={corpus}", f"--mteval-method={IDENTITY}"]
+    command += [f"--mteval-corpus={corpus}", f"--mteval-method={method}"]
     command += [f"--mteval-run-card={folder / f'card-{corpus.stem}-n{workers}.json'}"]
     return command + (["-n", str(workers)] if workers else ["-p", "no:xdist"])
 
@@ -134,16 +139,12 @@ def verdict(ok: bool) -> str:
     return "ok" if ok else "MISSED"
 
 
-def throughput(folder: Path, workers: list[int], repeat: int, floor: bool) -> None:
-    corpus, entries = build_corpus(folder, repeat)
+def throughput(folder: Path, workers: list[int], repeat: int) -> None:
+    corpus, entries = build_corpus(folder, repeat * FLORES_SIZE)
     cli = sacrebleu_command(folder, entries)
     measure([*pytest_command(folder, corpus, 0), "--collect-only"], folder)  # bytecode
     before = measure(cli, folder)
     runs = {n: measure(pytest_command(folder, corpus, n), folder) for n in workers}
-    empty = {
-        n: measure(empty_tests_command(folder, len(entries), n), folder)
-        for n in (workers if floor else [])
-    }
     after = measure(cli, folder)
     reference = (before.wall_s + after.wall_s) / 2
     reference_cpu = (before.cpu_s + after.cpu_s) / 2
@@ -162,12 +163,6 @@ def throughput(folder: Path, workers: list[int], repeat: int, floor: bool) -> No
             f"CPU {run.cpu_s:.2f} s ({run.cpu_s / reference_cpu:.2f}x the CLI's); "
             f"peak RSS {run.peak_mb:.0f} MB (largest process)"
         )
-    for n, run in empty.items():
-        print(
-            f"floor: {len(entries)} empty tests at -n {n}: {run.wall_s:.2f} s "
-            f"({run.wall_s / reference:.2f}x the CLI), CPU {run.cpu_s:.2f} s "
-            f"({run.cpu_s / reference_cpu:.2f}x the CLI's)"
-        )
     if 0 in runs and 2 in runs:
         speedup = runs[0].wall_s / runs[2].wall_s
         print(f"-n 2 speed-up over -n 0: {speedup:.2f}x (target >= 1.4: {verdict(speedup >= 1.4)})")
@@ -181,7 +176,7 @@ def throughput(folder: Path, workers: list[int], repeat: int, floor: bool) -> No
 
 def memory_100k(folder: Path) -> None:
     """One -n 0 run over 101,200 entries: its peak RSS (heavy: a few minutes)."""
-    corpus, entries = build_corpus(folder, 100)
+    corpus, entries = build_corpus(folder, 100 * FLORES_SIZE)
     run = measure(pytest_command(folder, corpus, 0), folder)
     print(
         f"peak RSS at {len(entries)} entries (-n 0): {run.peak_mb:.0f} MB "
@@ -220,16 +215,29 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[0, 2])
     parser.add_argument("--repeat", type=int, default=10, help="copies of FLORES (1,012 each)")
     parser.add_argument("--memory-100k", action="store_true")
-    parser.add_argument("--floor", action="store_true", help="also time empty tests")
+    parser.add_argument("--floor", action="store_true", help="issue 26's targets, ok/MISSED")
+    parser.add_argument("--quick", action="store_true", help="with --floor: 2,024 entries")
+    parser.add_argument("--entries", type=int, help="with --floor: entries of (a) and (b)")
+    parser.add_argument("--runs", type=int, help="with --floor: alternating rounds (best of)")
     parser.add_argument("--skip-throughput", action="store_true")
     parser.add_argument("--upstream", type=Path, help="a corpus in the reference harness shape")
     parser.add_argument("--harness-command", help="the reference harness's run, timed here")
     parser.add_argument("--harness-seconds", type=float, help="the harness's time, measured")
     args = parser.parse_args()
+    if args.floor:
+        from floor_targets import floor_targets
+
+        entries = args.entries or (2 * FLORES_SIZE if args.quick else 10 * FLORES_SIZE)
+        size = "quick" if args.quick and not args.entries else "full"
+        if args.entries:
+            size = "custom"
+        runs = args.runs or (2 if args.quick else 3)
+        floor_targets(entries, 10 * entries, runs, size)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         if not args.skip_throughput:
-            throughput(folder, args.workers, args.repeat, args.floor)
+            throughput(folder, args.workers, args.repeat)
         if args.memory_100k:
             memory_100k(folder)
         if args.upstream is not None:

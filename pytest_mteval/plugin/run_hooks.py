@@ -19,6 +19,7 @@ from pytest_mteval.plugin.collect import CorpusFile, EntryItem, batch_order
 from pytest_mteval.plugin.garbage_collection import RunGarbageCollection
 from pytest_mteval.plugin.gate_item import GATE_LOCATION, GATE_NODEID, baseline_note, gate_reports
 from pytest_mteval.plugin.last_failed import collect_corpus, corpus_nodeid
+from pytest_mteval.plugin.parallel_timing import ParallelTiming
 from pytest_mteval.plugin.run_stash import KEYWORDS, RECORD, STATE
 from pytest_mteval.plugin.session_end import Evaluation, end_session, failure_reason
 from pytest_mteval.plugin.summary import write_summary
@@ -72,6 +73,7 @@ class ActiveRun:
         self.run = Evaluation(config, state, card)
         self.collector = RunGarbageCollection()
         self.hidden: set[str] = set()  # node ids whose reports were redacted (secret run)
+        self.timing = ParallelTiming()  # did -n pay? (the controller under xdist)
 
     def pytest_unconfigure(self) -> None:
         self.collector.restore()
@@ -163,6 +165,7 @@ class ActiveRun:
     @pytest.hookimpl(tryfirst=True)  # a subtest's report is made outside makereport's wrapper
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         redact.redact_logged(report, self.hidden)
+        self.timing.logged(report)
         found = getattr(report, "mteval_record", None)
         if found is None and report.failed:
             self.run.ledger.no_record(report.nodeid, failure_reason(report))
@@ -178,6 +181,7 @@ class ActiveRun:
     @pytest.hookimpl(tryfirst=True)  # before junitxml and the terminal summary read the reports
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if not is_worker(self.config):
+            self.timing.end()
             end_session(self.run, session, self._extend_card, self._report_gate)
 
     def _report_gate(self, session: pytest.Session) -> None:
@@ -195,7 +199,7 @@ class ActiveRun:
         hook.pytest_runtest_logfinish(nodeid=GATE_NODEID, location=GATE_LOCATION)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        write_summary(self.run, terminalreporter)
+        write_summary(self.run, terminalreporter, self.timing.advice())
 
 
 class XdistHooks:

@@ -1,5 +1,5 @@
-"""The evaluation's sections of pytest's terminal summary: dry-run estimate, card summary,
-history or comparison, and the gate."""
+"""The evaluation's sections of pytest's terminal summary: dry-run estimate, card summary (and
+whether ``-n`` paid), history or comparison, and the gate."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pytest_mteval.reports.terminal import summary_lines
 from pytest_mteval.run.dry_run import estimate_lines
 
 
-def write_summary(run: Evaluation, terminalreporter: Any) -> None:
+def write_summary(run: Evaluation, terminalreporter: Any, xdist_advice: str | None = None) -> None:
     if run.estimate is not None:
         terminalreporter.section("mteval dry run")
         for line in estimate_lines(run.estimate):
@@ -26,6 +26,8 @@ def write_summary(run: Evaluation, terminalreporter: Any) -> None:
     terminalreporter.section("mteval")
     for line in summary_lines(finished.card, finished.card_path):
         terminalreporter.write_line(line)
+    if xdist_advice is not None:  # -n made the run slower (reports/parallel_advice.py)
+        terminalreporter.write_line(f"xdist            {xdist_advice}", yellow=True)
     settings = run.state.settings
     if run.history_lines:
         compared = bool(settings.compare)
