@@ -19,7 +19,7 @@ reference harness flagged 94 % of a strong model's Shona outputs, which makes a 
   digits in the output ("thirty" -> "30"); none occurs in the 947 real outputs measured.
 - ``new_name``: a name the source and the reference do not account for (see ``names``).
 
-Across entries, in ``aggregate`` (see ``other_entries``): one output for several different
+Across entries, in ``aggregate`` (see ``outputs_of_other_entries``): one output for several different
 sources, and an output that is another entry's reference. ``hallucination_rate`` is the share
 of translated entries flagged by any check; errored entries are not counted.
 
