@@ -22,12 +22,8 @@ from pytest_mteval.plugin.last_failed import collect_corpus, corpus_nodeid
 from pytest_mteval.plugin.run_stash import KEYWORDS, RECORD, STATE
 from pytest_mteval.plugin.session_end import Evaluation, end_session, failure_reason
 from pytest_mteval.plugin.summary import write_summary
-from pytest_mteval.plugin.xdist_workers import (
-    WorkerAccounting,
-    batch_scheduler,
-    hand_gateway_to,
-    is_worker,
-)
+from pytest_mteval.plugin.xdist_internals import is_worker
+from pytest_mteval.plugin.xdist_workers import WorkerAccounting, batch_scheduler, hand_gateway_to
 from pytest_mteval.run.dry_run import estimate, write_estimate
 from pytest_mteval.run.ledger import Ledger
 from pytest_mteval.run.state import RunState
