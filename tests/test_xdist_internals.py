@@ -96,8 +96,8 @@ def test_batch_scheduling_overrides_nothing_of_loadscope_that_is_not_pinned() ->
 
 
 def test_loadscope_calls_our_overrides_and_keeps_the_attributes_we_read() -> None:
-    collection = [f"c.json::batch-{b:04d}::entry-{b * 2 + k}" for b in range(2) for k in range(2)]
-    batch_of_name = {f"entry-{i}": i // 2 for i in range(4)}
+    collection = [f"c.json::batch-{b:04d}::entry-{b * 2 + k}" for b in range(6) for k in range(2)]
+    batch_of_name = {f"entry-{i}": i // 2 for i in range(12)}
     first = FakeNode("gw0")
     sched = BatchScheduling(fake_config(2), None, batch_of_name)
     missing = [name for name in READ_ATTRIBUTES if not hasattr(sched, name)]
@@ -112,13 +112,16 @@ def test_loadscope_calls_our_overrides_and_keeps_the_attributes_we_read() -> Non
     sched.schedule()
     # loadscope grouped by our _split_scope and assigned through our _assign_work_unit
     assigned = {scope for work in sched.assigned_work.values() for scope in work}
-    assert assigned == {"mteval-batch-0000", "mteval-batch-0001"}, CHANGED + "_split_scope"
+    queued = set(sched.workqueue)
+    assert assigned | queued == {f"mteval-batch-{b:04d}" for b in range(6)}, CHANGED + "scopes"
+    assert queued, "more batches than the nodes were given at first"
     assert set(sched._positions) == set(sched.nodes), CHANGED + "_assign_work_unit is not called"
     # a replacement node that has not collected yet is rescheduled through our _reschedule
     replacement = FakeNode("gw2")
     sched.add_node(replacement)
     sched.schedule()  # loadscope's own _reschedule would raise KeyError here
     assert replacement.sent == []
+    assert not replacement.shutting_down  # it gets work once its collection arrives
 
 
 def test_a_worker_node_still_takes_the_parts_we_use() -> None:
