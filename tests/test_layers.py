@@ -43,11 +43,12 @@ PRIVATE_PYTEST_USERS = {PACKAGE / "plugin" / "failure_text.py"}
 #: The one user of xdist's internals: its scheduler extended, its workers told apart
 #: (plugin/xdist_internals.py, docs/layers.md).
 XDIST_INTERNALS = PACKAGE / "plugin" / "xdist_internals.py"
-#: xdist's parts that are public in name only: the scheduler's state and a node's method, and
-#: the data a worker is handed (``workerinput``) or hands back (``workeroutput``).
+#: xdist's parts that are public in name only: the scheduler's state and a node's method, the
+#: data a worker is handed (``workerinput``) or hands back (``workeroutput``), and the
+#: controller's plugin (``dsession``).
 XDIST_PARTS = frozenset(
     {"registered_collections", "assigned_work", "workqueue", "send_runtest_some"}
-    | {"workerinput", "workeroutput"}
+    | {"workerinput", "workeroutput", "dsession"}
 )
 MAX_LINES = 300
 

@@ -149,7 +149,8 @@ def pytest_sessionfinish(session):
     if not internals.is_worker(config):
         with open("controller.json", "w") as out:
             json.dump({"count": internals.worker_count(config), "seen": sorted(seen),
-                       "handed": internals.handed_to_worker(config, "probe")}, out)
+                       "handed": internals.handed_to_worker(config, "probe"),
+                       "stopped": internals.controller_stop(config)}, out)
 """
 PROBE_TEST = """
 from pytest_mteval.plugin import xdist_internals as internals
@@ -175,6 +176,6 @@ def test_a_worker_is_told_apart_handed_data_and_named_as_xdist_does_it(pytester:
     result.assert_outcomes(passed=2)
     controller = json.loads((pytester.path / "controller.json").read_text(encoding="utf-8"))
     seen = controller.pop("seen")  # the reports' workers, as the controller saw them
-    assert controller == {"count": 1, "handed": None}
+    assert controller == {"count": 1, "handed": None, "stopped": False}
     assert len(seen) == 2
     assert set(seen) <= {"gw0", "gw1"}

@@ -6,7 +6,8 @@ loadscope scheduler: it overrides loadscope's private ``_split_scope``, ``_resch
 ``_assign_work_unit`` and its ``mark_test_complete``, and reads its ``registered_collections``,
 ``assigned_work`` and ``workqueue``. The rest is what xdist documents but does not type: a
 worker's ``config.workerinput`` (which is how xdist's own ``is_xdist_worker`` tells a worker),
-a node's ``workerinput`` that hands it data, and the ``node`` xdist puts on a report.
+a node's ``workerinput`` that hands it data, the ``node`` xdist puts on a report, and why the
+controller stopped (its ``dsession`` plugin's ``shouldstop``).
 ``tests/test_xdist_internals.py`` pins all of it against the installed xdist.
 
 The scheduler's bookkeeping is kept proportionate to the run: loadscope finds each item's
@@ -68,6 +69,12 @@ def worker_id(node_or_report: Any) -> str:
     node = getattr(node_or_report, "node", node_or_report)
     gateway = getattr(node, "gateway", None)
     return str(getattr(gateway, "id", None) or getattr(node, "workerid", "?"))
+
+
+def controller_stop(config: pytest.Config) -> object:
+    """Why xdist's controller stopped the session early (``-x``, a signal), False if it did
+    not; None without a controller (a serial run)."""
+    return getattr(config.pluginmanager.get_plugin("dsession"), "shouldstop", None)
 
 
 class BatchScheduling(LoadScopeScheduling):  # type: ignore[misc]
