@@ -17,7 +17,7 @@ from pytest_mteval.plugin import redact_reports as redact
 from pytest_mteval.plugin.begin_run import Contributions, StartError, start_run
 from pytest_mteval.plugin.collect import CorpusFile, EntryItem, batch_order
 from pytest_mteval.plugin.garbage_collection import RunGarbageCollection
-from pytest_mteval.plugin.gate_item import GATE_LOCATION, GATE_NODEID, baseline_note, gate_reports
+from pytest_mteval.plugin.gate_item import GateItem, baseline_note
 from pytest_mteval.plugin.last_failed import collect_corpus, corpus_nodeid
 from pytest_mteval.plugin.run_stash import KEYWORDS, RECORD, STATE
 from pytest_mteval.plugin.session_end import Evaluation, end_session, failure_reason
@@ -182,13 +182,9 @@ class ActiveRun:
         settings = self.state.settings
         note = baseline_note(self.state.baseline_load, settings.update_baseline)
         notes = [note] if note and self.state.baseline is None else []
-        hook = self.config.hook
-        session.testscollected += 1
-        hook.pytest_runtest_logstart(nodeid=GATE_NODEID, location=GATE_LOCATION)
-        style = str(self.config.getoption("tbstyle", "auto"))
-        for report in gate_reports(self.run.finished.verdict, notes, style):
-            hook.pytest_runtest_logreport(report=report)
-        hook.pytest_runtest_logfinish(nodeid=GATE_NODEID, location=GATE_LOCATION)
+        session.testscollected += 1  # the progress counts it: "[100%]", not "[102%]"
+        item = GateItem.for_session(session, self.run.finished.verdict, notes)
+        self.config.hook.pytest_runtest_protocol(item=item, nextitem=None)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         write_summary(self.run, terminalreporter)
