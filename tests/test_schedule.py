@@ -1,4 +1,4 @@
-"""The xdist scheduler's bookkeeping (plugin/schedule.py), driven the way xdist's controller
+"""The xdist scheduler's bookkeeping (plugin/xdist_internals.py), driven the way xdist's controller
 drives it: nodes register, collect, get work, report items done, and one crashes."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from pytest_mteval.plugin.schedule import BatchScheduling
+from pytest_mteval.plugin.xdist_internals import BatchScheduling
 
 CORPUS = "corpus.json"
 #: three batches of three entries, then a user's test over entry 4 (batch 1)

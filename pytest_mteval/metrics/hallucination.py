@@ -17,11 +17,11 @@ reference harness flagged 94 % of a strong model's Shona outputs, which makes a 
   are often spelled out on one side ("two hours" / "2時間"), so they prove nothing. Known
   false alarm: a larger number spelled out in both source and reference but written in
   digits in the output ("thirty" -> "30"); none occurs in the 947 real outputs measured.
-- ``new_name``: a name the source and the reference do not account for (see ``names``).
+- ``new_name``: a name the source and the reference do not account for (see ``invented_names``).
 
-Across entries, in ``aggregate`` (see ``outputs_of_other_entries``): one output for several different
-sources, and an output that is another entry's reference. ``hallucination_rate`` is the share
-of translated entries flagged by any check; errored entries are not counted.
+Across entries, in ``aggregate`` (see ``outputs_of_other_entries``): one output for several
+different sources, and an output that is another entry's reference. ``hallucination_rate`` is
+the share of translated entries flagged by any check; errored entries are not counted.
 
 Measured precision (``benchmarks/validity.py``, docs/VALIDITY.md) against expert MQM
 annotations of a Major Accuracy/Addition, Omission or Mistranslation error, on the 6,877

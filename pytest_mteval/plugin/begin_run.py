@@ -42,10 +42,11 @@ from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionError
 from pytest_mteval.plugin.method_checks import check_method, check_method_fields
 from pytest_mteval.plugin.options import read_settings
+from pytest_mteval.plugin.xdist_internals import handed_to_worker, is_worker, worker_count
 from pytest_mteval.review.sealed_box import load_public_key as load_steward_key
 from pytest_mteval.run.cache import TranslationCache, fingerprint_components, method_fingerprint
 from pytest_mteval.run.entry_selection import run_corpus
-from pytest_mteval.run.isolation import start_isolation
+from pytest_mteval.run.isolation import GATEWAY_SOCKET_KEY, start_isolation
 from pytest_mteval.run.method_args import check_method_args, public_config, secret_names
 from pytest_mteval.run.redaction import secrecy_of
 from pytest_mteval.run.run_state import RunState
@@ -94,7 +95,7 @@ def start_run(
     # before the method's code is imported (and could rewrite itself)
     audit = _audit(settings, registered)
     # only the controller seals cards: an xdist worker, where methods run, never holds the key
-    on_worker = hasattr(config, "workerinput")
+    on_worker = is_worker(config)
     signer = load_private_key(settings.sign_key) if settings.sign_key and not on_worker else None
     sample_key = settings.review_sample_key if not on_worker else None
     steward_key = load_steward_key(sample_key) if sample_key else None  # a bad key refuses the run
@@ -150,8 +151,8 @@ def start_run(
     state.audit, state.signer, state.card_path_existed = audit, signer, existed
     state.steward_key = steward_key
     preflight = _runs_here(config, settings)
-    workerinput = getattr(config, "workerinput", None)
-    state.isolation = start_isolation(state, config.rootpath, workerinput, preflight=preflight)
+    given_socket = handed_to_worker(config, GATEWAY_SOCKET_KEY)  # the controller's gateway
+    state.isolation = start_isolation(state, config.rootpath, given_socket, preflight=preflight)
     try:
         return _finish_start(state, config, settings, run_config, source, on_worker, preflight)
     except BaseException:
@@ -240,14 +241,12 @@ def _runs_here(config: pytest.Config, settings: Settings) -> bool:
     a dry run, --collect-only or --help."""
     option = config.option
     quiet = getattr(option, "collectonly", False) or getattr(option, "help", False)
-    return not (settings.dry_run or quiet or hasattr(config, "workerinput"))
+    return not (settings.dry_run or quiet or is_worker(config))
 
 
 def _per_process(config: pytest.Config, concurrency: int) -> int:
     """Each xdist worker gets its share of the allowed requests in flight."""
-    workerinput = getattr(config, "workerinput", None)
-    workers = int(workerinput.get("workercount", 1)) if isinstance(workerinput, dict) else 1
-    return max(1, concurrency // max(workers, 1))
+    return max(1, concurrency // max(worker_count(config), 1))
 
 
 def _method_args(settings: Settings) -> dict[str, str]:

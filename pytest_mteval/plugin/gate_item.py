@@ -4,14 +4,15 @@ A gate that only sets the exit status looks green to CI reporters: the last line
 passed" and the JUnit file "failures=0". Reporting the verdict as an item makes the summary
 line, ``--junitxml`` and every reporter count it, and its failure text is the verdict table.
 The gate needs every entry's record, which only the controller has once all workers are
-done, so the item's reports are made there, at the end of the session, instead of being
-collected and run on a worker.
+done, so the item is made there, at the end of the session, and run through pytest's own
+protocol (setup, call, teardown and their reports), instead of being collected: xdist's
+controller collects nothing, and a worker has only its own entries' records.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -23,36 +24,51 @@ GATE_NODEID = "mteval::gate"
 GATE_LOCATION = ("mteval", None, "mteval gate")
 
 
-def gate_reports(
-    verdict: GateVerdict, notes: Sequence[str] = (), style: str = "auto"
-) -> list[pytest.TestReport]:
-    """setup, call and teardown reports of the gate item; the call fails with the table
-    (with ``--tb=line``, only the verdict line)."""
-    now = time.time()
-    lines = gate_lines(verdict)
-    text = "\n".join([lines[-1], *notes, *lines[:-1]])  # the verdict first: the short summary
-    if style == "line":
-        text = lines[-1]
-    outcome = "passed" if verdict.passed else "failed"
+class GateFailed(Exception):
+    """The gate's verdict failed; the item's report carries the verdict table."""
 
-    def report(when: str, result: str, longrepr: str | MtevalFailure | None) -> pytest.TestReport:
-        return pytest.TestReport(
-            GATE_NODEID,
-            GATE_LOCATION,
-            {"mteval": 1, "gate": 1},
-            result,  # type: ignore[arg-type]
-            longrepr,
-            when,  # type: ignore[arg-type]
-            duration=0.0,
-            start=now,
-            stop=now,
+
+class GateItem(pytest.Item):
+    """``mteval::gate``: passes or fails as the verdict does. Its failure text leads with the
+    verdict line (the short summary), then the notes and the table; with ``--tb=line``, only
+    the verdict line."""
+
+    def __init__(self, *, verdict: GateVerdict, notes: Sequence[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.verdict = verdict
+        self.notes = list(notes)
+        self.keywords.update({"mteval": 1, "gate": 1})
+
+    @classmethod
+    def for_session(
+        cls, session: pytest.Session, verdict: GateVerdict, notes: Sequence[str]
+    ) -> GateItem:
+        item: GateItem = cls.from_parent(
+            session, name="gate", nodeid=GATE_NODEID, verdict=verdict, notes=notes
         )
+        return item
 
-    return [
-        report("setup", "passed", None),
-        report("call", outcome, None if verdict.passed else failure_report(text, GATE_NODEID)),
-        report("teardown", "passed", None),
-    ]
+    @property
+    def location(self) -> tuple[str, int | None, str]:
+        return GATE_LOCATION  # not a file's: the same wherever pytest was started
+
+    def reportinfo(self) -> tuple[str, int | None, str]:
+        return GATE_LOCATION
+
+    def runtest(self) -> None:
+        if not self.verdict.passed:
+            raise GateFailed(gate_lines(self.verdict)[-1])
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | MtevalFailure:
+        if not isinstance(excinfo.value, GateFailed):
+            return str(super().repr_failure(excinfo, style))
+        lines = gate_lines(self.verdict)
+        text = "\n".join([lines[-1], *self.notes, *lines[:-1]])
+        if self.config.getoption("tbstyle", "auto") == "line":
+            text = lines[-1]
+        return failure_report(text, GATE_NODEID)
 
 
 def baseline_note(load: BaselineLoad | None, update_baseline: bool) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from pytest_mteval.plugin.xdist_workers import worker_id
+from pytest_mteval.plugin.xdist_internals import worker_id
 from pytest_mteval.reports.parallel_advice import ParallelRun, advice_line
 
 

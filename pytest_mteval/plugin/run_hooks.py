@@ -17,18 +17,14 @@ from pytest_mteval.plugin import redact_reports as redact
 from pytest_mteval.plugin.begin_run import Contributions, StartError, start_run
 from pytest_mteval.plugin.collect import CorpusFile, EntryItem, batch_order
 from pytest_mteval.plugin.garbage_collection import RunGarbageCollection
-from pytest_mteval.plugin.gate_item import GATE_LOCATION, GATE_NODEID, baseline_note, gate_reports
+from pytest_mteval.plugin.gate_item import GateItem, baseline_note
 from pytest_mteval.plugin.last_failed import collect_corpus, corpus_nodeid
 from pytest_mteval.plugin.parallel_timing import ParallelTiming
 from pytest_mteval.plugin.run_stash import KEYWORDS, RECORD, STATE
 from pytest_mteval.plugin.session_end import Evaluation, end_session, failure_reason
 from pytest_mteval.plugin.summary import write_summary
-from pytest_mteval.plugin.xdist_workers import (
-    WorkerAccounting,
-    batch_scheduler,
-    hand_gateway_to,
-    is_worker,
-)
+from pytest_mteval.plugin.xdist_internals import is_worker
+from pytest_mteval.plugin.xdist_workers import WorkerAccounting, batch_scheduler, hand_gateway_to
 from pytest_mteval.run.dry_run import estimate, write_estimate
 from pytest_mteval.run.entry_ledger import Ledger
 from pytest_mteval.run.run_state import RunState
@@ -190,13 +186,9 @@ class ActiveRun:
         settings = self.state.settings
         note = baseline_note(self.state.baseline_load, settings.update_baseline)
         notes = [note] if note and self.state.baseline is None else []
-        hook = self.config.hook
-        session.testscollected += 1
-        hook.pytest_runtest_logstart(nodeid=GATE_NODEID, location=GATE_LOCATION)
-        style = str(self.config.getoption("tbstyle", "auto"))
-        for report in gate_reports(self.run.finished.verdict, notes, style):
-            hook.pytest_runtest_logreport(report=report)
-        hook.pytest_runtest_logfinish(nodeid=GATE_NODEID, location=GATE_LOCATION)
+        session.testscollected += 1  # the progress counts it: "[100%]", not "[102%]"
+        item = GateItem.for_session(session, self.run.finished.verdict, notes)
+        self.config.hook.pytest_runtest_protocol(item=item, nextitem=None)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         write_summary(self.run, terminalreporter, self.timing.advice())

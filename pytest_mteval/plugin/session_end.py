@@ -25,6 +25,7 @@ from pytest_mteval.plugin.end_run import (
     finish_run,
     update_baseline,
 )
+from pytest_mteval.plugin.xdist_internals import controller_stop
 from pytest_mteval.run.entry_ledger import Ledger, stop_reason
 from pytest_mteval.run.run_state import RunState
 
@@ -78,7 +79,7 @@ def end_session(
         session.exitstatus == pytest.ExitCode.INTERRUPTED,
         session.shouldstop,
         session.shouldfail,
-        getattr(run.config.pluginmanager.get_plugin("dsession"), "shouldstop", None),
+        controller_stop(run.config),
     )
     missing = run.ledger.missing(state.records)
     if not state.records and not missing:

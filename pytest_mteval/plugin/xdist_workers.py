@@ -1,6 +1,7 @@
 """What an evaluation needs from pytest-xdist, without its hook names (``hooks.py`` routes them
-here): which process is a worker, the gateway socket handed to workers, the batch scheduler,
-and the controller's accounting of what workers collected and which of them crashed."""
+here): the gateway socket handed to workers, the batch scheduler, and the controller's
+accounting of what workers collected and which of them crashed. xdist's internals are
+``xdist_internals.py``'s alone."""
 
 from __future__ import annotations
 
@@ -8,26 +9,21 @@ from typing import Any
 
 import pytest
 
+from pytest_mteval.plugin.xdist_internals import BatchScheduling, hand_to_worker, worker_id
 from pytest_mteval.run.entry_ledger import Ledger
+from pytest_mteval.run.isolation import GATEWAY_SOCKET_KEY
 from pytest_mteval.run.run_state import RunState
-
-
-def is_worker(config: pytest.Config) -> bool:
-    """Whether this process is an xdist worker (the controller and a serial run are not)."""
-    return hasattr(config, "workerinput")
 
 
 def hand_gateway_to(node: Any, state: RunState | None) -> None:
     """Workers' sandboxed runners use the controller's one LLM gateway."""
     socket = getattr(state.isolation, "gateway_socket", None) if state else None
     if socket:
-        node.workerinput["mteval_gateway_socket"] = socket
+        hand_to_worker(node, GATEWAY_SOCKET_KEY, socket)
 
 
 def batch_scheduler(config: pytest.Config, log: Any, state: RunState) -> Any:
     """The scheduler keeping each batch on one worker; None leaves ``--dist each`` to xdist."""
-    from pytest_mteval.plugin.schedule import BatchScheduling
-
     if config.getoption("dist") == "each":
         return None
     return BatchScheduling(config, log, state.batch_of_name)
@@ -48,9 +44,3 @@ class WorkerAccounting:
     def node_down(self, node: Any, error: object | None) -> None:
         if error is not None:
             self.ledger.worker_crashed(worker_id(node), None)
-
-
-def worker_id(thing: Any) -> str:
-    node = getattr(thing, "node", thing)
-    gateway = getattr(node, "gateway", None)
-    return str(getattr(gateway, "id", None) or getattr(node, "workerid", "?"))

@@ -38,7 +38,7 @@ from pytest_mteval.run.sandbox_policy import (
     method_folder,
 )
 
-#: workerinput key that hands the controller's gateway socket to xdist workers.
+#: The key under which the controller hands its gateway socket to xdist workers.
 GATEWAY_SOCKET_KEY = "mteval_gateway_socket"
 #: Gateway requests allowed per entry by default (a method that makes more, like fst-gated with
 #: more than 3 retries, needs --mteval-gateway-requests).
@@ -96,9 +96,10 @@ class Isolation:
 
 
 def start_isolation(
-    state: RunState, rootpath: Path, workerinput: Any, preflight: bool = False
+    state: RunState, rootpath: Path, given_socket: str | None, preflight: bool = False
 ) -> Isolation:
-    """Start the runner (and gateway) for ``state``; SettingsError or MethodLoadError if not."""
+    """Start the runner (and gateway) for ``state``; SettingsError or MethodLoadError if not.
+    ``given_socket``: the controller's gateway socket, on an xdist worker."""
     settings = state.settings
     runner = getattr(settings, "runner", "process")
     choice = choose_sandbox(state)
@@ -133,7 +134,7 @@ def start_isolation(
         if manifest is not None and manifest.dependency_class == "A1":
             if preflight:
                 _check_upstream(isolation, state)
-            config, gateway_dir = _gateway_for(isolation, state, manifest, rootpath, workerinput)
+            config, gateway_dir = _gateway_for(isolation, state, manifest, rootpath, given_socket)
         config = _absolute_paths(manifest, config)
         readable = [Path(p) for p in (config.fst_path, config.method_args.get("prices")) if p]
         readable += _path_args(manifest, config)
@@ -215,12 +216,11 @@ def _gateway_for(
     state: RunState,
     manifest: MethodManifest,
     rootpath: Path,
-    workerinput: Any,
+    given: str | None,
 ) -> tuple[RunConfig, Path]:
     """The gateway's socket folder (started here on the controller, inherited by workers) and
     the run configuration the method sees: the gateway as its endpoint, no key variable."""
     config = state.run_config
-    given = workerinput.get(GATEWAY_SOCKET_KEY) if isinstance(workerinput, dict) else None
     if given:
         socket = Path(given)
     else:
