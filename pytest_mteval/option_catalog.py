@@ -165,7 +165,7 @@ OPTIONS: Final[tuple[OptionSpec, ...]] = (
     OptionSpec(
         "runtime", "which of the method's entry points runs: python or node", WHAT,
         choices=("python", "node"), default_text="its method.json's runtime",
-        details="see `docs/runner-protocol.md`",
+        details="see [the runner protocol](runner-protocol.md)",
     ),
     OptionSpec(
         "gateway-requests", "most requests the sandbox's LLM gateway forwards in a run", WHAT,

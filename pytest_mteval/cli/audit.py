@@ -39,7 +39,7 @@ def add_audit_command(commands: Any) -> None:
         help="compare the method's data files with this corpus (repeatable; default: the "
         "shipped corpora of its pairs)",
     )
-    add_shared_options(parser.add_argument, "corpus-key-file")
+    add_shared_options("audit", parser.add_argument, "corpus-key-file")
     parser.set_defaults(run=run_audit)
 
 

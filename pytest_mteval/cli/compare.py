@@ -41,11 +41,11 @@ def add_compare_command(commands: Any) -> None:
     parser.add_argument("b", help="new run card or *_report.json (or latest, a run id)")
     parser.add_argument("--format", choices=["text", "markdown"], default="text")
     gate = ("max-drop", "fail-under", "gate", "significance")
-    add_shared_options(parser.add_argument, *gate, unset="B's card's gate")
+    add_shared_options("compare", parser.add_argument, *gate, unset="B's card's gate")
     parser.add_argument("--bootstrap", type=int, default=DEFAULT_RESAMPLES, help="resamples")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--top", type=int, default=DEFAULT_TOP, help="entries listed per side")
-    add_shared_options(parser.add_argument, "allow-dataset-change")
+    add_shared_options("compare", parser.add_argument, "allow-dataset-change")
     parser.set_defaults(run=run_compare)
 
 

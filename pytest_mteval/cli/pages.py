@@ -98,7 +98,7 @@ def add_report_command(commands: Any) -> None:
         default=None,
         help="run card (or reference-harness report) to show regressed entries against",
     )
-    add_shared_options(parser.add_argument, "entry-max-drop")
+    add_shared_options("report", parser.add_argument, "entry-max-drop")
     parser.set_defaults(run=run_report_command)
 
 

@@ -10,11 +10,22 @@ from typing import Any
 from pytest_mteval.option_catalog import spec
 from pytest_mteval.option_spec import add_option
 
+#: Which subcommand repeats which options, filled as the parser is built: docs/options.md and
+#: the test that both ``--help`` agree read it.
+SHARED: dict[str, tuple[str, ...]] = {}
+
 
 def add_shared_options(
-    add_argument: Callable[..., Any], *names: str, unset: str | None = None, **extra: Any
+    command: str,
+    add_argument: Callable[..., Any],
+    *names: str,
+    unset: str | None = None,
+    **extra: Any,
 ) -> None:
-    """Declare ``--NAME`` for each option ``--mteval-NAME``, numbers typed; ``unset`` says what
-    the subcommand does when one is not given (its default is then None)."""
+    """Declare ``--NAME`` for each option ``--mteval-NAME`` on ``mteval COMMAND``, numbers
+    typed; ``unset`` says what the subcommand does when one is not given (its default is then
+    None)."""
     for name in names:
         add_option(add_argument, spec(name), prefix="--", typed=True, unset=unset, **extra)
+    known = SHARED.get(command, ())
+    SHARED[command] = known + tuple(name for name in names if name not in known)

@@ -30,7 +30,7 @@ def add_steward_command(commands: Any) -> None:
     )
     parser.add_argument("--corpus", required=True, help="the corpus (encrypted or in the clear)")
     keys = parser.add_mutually_exclusive_group()
-    add_shared_options(keys.add_argument, "corpus-key-file", "corpus-key-env")
+    add_shared_options("steward authorise", keys.add_argument, "corpus-key-file", "corpus-key-env")
     parser.add_argument("--method", required=True, help="method folder or shipped method name")
     parser.add_argument("--key", required=True, help="the steward's private key (mteval keygen)")
     parser.add_argument("--expires", required=True, help="YYYY-MM-DD (end of day, UTC)")

@@ -18,7 +18,7 @@ def add_sweep_commands(commands: Any) -> None:
         help="run every combination of a sweep file (same as pytest --mteval-sweep=FILE)",
     )
     sweep.add_argument("file", help="sweep file (TOML)")
-    add_shared_options(sweep.add_argument, "dry-run", "allow-over-budget")
+    add_shared_options("sweep", sweep.add_argument, "dry-run", "allow-over-budget")
     sweep.add_argument("pytest_args", nargs=argparse.REMAINDER, help="passed to every run")
     sweep.set_defaults(run=_sweep)
     matrix = commands.add_parser("matrix", help="the matrix report of a sweep or of run cards")
