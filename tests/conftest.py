@@ -7,8 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpcore  # noqa: F401
 import pytest
 
+# httpx imports httpcore lazily, at its first request, and from then on maps httpcore's errors
+# to its own by class: were httpcore first imported inside an inner session (the gateway's
+# upstream client), a later test would import it anew and get errors httpx does not map.
 # The plugin loads a run's modules only when a run starts (plugin/hooks.py). pytester's
 # in-process sessions forget the modules imported during them, and a C extension imported a
 # second time (numpy) refuses to load: import them here, once, before any inner session.

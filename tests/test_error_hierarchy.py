@@ -19,6 +19,7 @@ INTERNAL = {
     # pytest failure reports for one item (collect.py renders them)
     "pytest_mteval.plugin.collect.EntryError",
     "pytest_mteval.plugin.collect.EntryRegression",
+    "pytest_mteval.plugin.gate_item.GateFailed",
     # runner and gateway plumbing: caught where raised, recorded on the entry
     "pytest_mteval.run.protocol.ProtocolError",
     "pytest_mteval.run.upstream.UpstreamError",

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.cards.data_overlap import overlap, overlap_lines
+from pytest_mteval.cli.shared_options import add_shared_options
 from pytest_mteval.corpus import Corpus, load_corpus
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.methods.audit import CATEGORIES, AuditError, AuditResult, audit_method
@@ -38,7 +39,7 @@ def add_audit_command(commands: Any) -> None:
         help="compare the method's data files with this corpus (repeatable; default: the "
         "shipped corpora of its pairs)",
     )
-    parser.add_argument("--corpus-key-file", default=None, help="key of an encrypted --corpus")
+    add_shared_options("audit", parser.add_argument, "corpus-key-file")
     parser.set_defaults(run=run_audit)
 
 

@@ -15,8 +15,10 @@ from pytest_mteval.cards import runcard
 from pytest_mteval.cards.baseline import BaselineError, dataset_difference, read_run, run_texts
 from pytest_mteval.cards.compare import DEFAULT_TOP, compare_runs, markdown, text_lines
 from pytest_mteval.cards.reference_note import reference_lines
+from pytest_mteval.cli.shared_options import add_shared_options
 from pytest_mteval.history.cli import DEFAULT_RUNS
 from pytest_mteval.history.index import HistoryError, resolve_run
+from pytest_mteval.option_catalog import float_default
 from pytest_mteval.scoring.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from pytest_mteval.scoring.gate_options import (
     DEFAULT_SIGNIFICANCE,
@@ -38,34 +40,12 @@ def add_compare_command(commands: Any) -> None:
     parser.add_argument("a", help="baseline run card or *_report.json (or latest, a run id)")
     parser.add_argument("b", help="new run card or *_report.json (or latest, a run id)")
     parser.add_argument("--format", choices=["text", "markdown"], default="text")
-    parser.add_argument(
-        "--max-drop",
-        type=float,
-        default=None,
-        help="largest allowed drop of the composite (0-1; default: B's gate's, else 0)",
-    )
-    parser.add_argument("--fail-under", type=float, default=None, help="floor of B's composite")
-    parser.add_argument(
-        "--gate",
-        action="append",
-        default=None,
-        metavar="METRIC:MAX_DROP",
-        help="per-metric gate in the metric's units, e.g. chrf_plus_plus:1.0 (repeatable)",
-    )
-    parser.add_argument(
-        "--significance",
-        type=float,
-        default=None,
-        help="a drop fails only when the paired bootstrap p-value is below this; 0 disables",
-    )
+    gate = ("max-drop", "fail-under", "gate", "significance")
+    add_shared_options("compare", parser.add_argument, *gate, unset="B's card's gate")
     parser.add_argument("--bootstrap", type=int, default=DEFAULT_RESAMPLES, help="resamples")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--top", type=int, default=DEFAULT_TOP, help="entries listed per side")
-    parser.add_argument(
-        "--allow-dataset-change",
-        action="store_true",
-        help="compare over the entries whose source and reference are unchanged",
-    )
+    add_shared_options("compare", parser.add_argument, "allow-dataset-change")
     parser.set_defaults(run=run_compare)
 
 
@@ -96,7 +76,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
         gates = recorded.get("metric_gates") or {}
         options = GateOptions(
-            max_drop=float(given("max_drop", 0.0)),
+            max_drop=float(given("max_drop", float_default("max-drop"))),
             fail_under=given("fail_under", None),
             metric_gates=dict(
                 (parse_metric_gate(g) for g in args.gate)

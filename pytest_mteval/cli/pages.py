@@ -11,10 +11,11 @@ from pytest_mteval.cards import runcard
 from pytest_mteval.cards.baseline import BaselineError, read_run
 from pytest_mteval.cards.foreign_view import read_verified
 from pytest_mteval.cards.signing import load_public_key
+from pytest_mteval.cli.shared_options import add_shared_options
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.reports import leaderboard
 from pytest_mteval.reports.page import is_page_path
-from pytest_mteval.scoring.gate_options import DEFAULT_ENTRY_MAX_DROP, EntryGateOptions
+from pytest_mteval.scoring.gate_options import EntryGateOptions
 
 
 def write_page(text: str, out: str, default_name: str) -> Path:
@@ -97,12 +98,7 @@ def add_report_command(commands: Any) -> None:
         default=None,
         help="run card (or reference-harness report) to show regressed entries against",
     )
-    parser.add_argument(
-        "--entry-max-drop",
-        type=float,
-        default=DEFAULT_ENTRY_MAX_DROP,
-        help="an entry regressed when its chrF++ dropped by more than this (default 10)",
-    )
+    add_shared_options("report", parser.add_argument, "entry-max-drop")
     parser.set_defaults(run=run_report_command)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from pytest_mteval.cards.signing import load_private_key
 from pytest_mteval.cards.steward import authorise, parse_expiry, steward_fingerprint
+from pytest_mteval.cli.shared_options import add_shared_options
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.methods.code_hash import folder_hash
 from pytest_mteval.methods.manifest import load_manifest
@@ -29,8 +30,7 @@ def add_steward_command(commands: Any) -> None:
     )
     parser.add_argument("--corpus", required=True, help="the corpus (encrypted or in the clear)")
     keys = parser.add_mutually_exclusive_group()
-    keys.add_argument("--corpus-key-file", default=None, help="an encrypted corpus's key file")
-    keys.add_argument("--corpus-key-env", default=None, help="variable holding that key")
+    add_shared_options("steward authorise", keys.add_argument, "corpus-key-file", "corpus-key-env")
     parser.add_argument("--method", required=True, help="method folder or shipped method name")
     parser.add_argument("--key", required=True, help="the steward's private key (mteval keygen)")
     parser.add_argument("--expires", required=True, help="YYYY-MM-DD (end of day, UTC)")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pytest_mteval.cli.shared_options import add_shared_options
 from pytest_mteval.sweep.matrix import DEFAULT_FLOOR, MatrixError, matrix_markdown
 
 
@@ -17,10 +18,7 @@ def add_sweep_commands(commands: Any) -> None:
         help="run every combination of a sweep file (same as pytest --mteval-sweep=FILE)",
     )
     sweep.add_argument("file", help="sweep file (TOML)")
-    sweep.add_argument("--dry-run", action="store_true", help="estimate cost, run nothing")
-    sweep.add_argument(
-        "--allow-over-budget", action="store_true", help="run although over the budget"
-    )
+    add_shared_options("sweep", sweep.add_argument, "dry-run", "allow-over-budget")
     sweep.add_argument("pytest_args", nargs=argparse.REMAINDER, help="passed to every run")
     sweep.set_defaults(run=_sweep)
     matrix = commands.add_parser("matrix", help="the matrix report of a sweep or of run cards")

@@ -1,4 +1,5 @@
-"""The typed Settings read from the options and ini keys (declared in ``option_table.py``).
+"""The typed Settings read from the options and ini keys (declared in ``option_catalog.py``,
+whose defaults, bounds and choices this reads).
 
 Every option is also an ini key (``--mteval-corpus`` <-> ``mteval_corpus``), so a repository can
 pin its evaluation in ``[tool.pytest.ini_options]`` and CI only adds what differs.
@@ -14,7 +15,7 @@ from typing import Any, TypeVar
 import pytest
 
 from pytest_mteval.errors import SettingsError
-from pytest_mteval.plugin.option_table import option_dest as _dest
+from pytest_mteval.option_catalog import spec
 from pytest_mteval.run.settings import Settings
 from pytest_mteval.scoring.gate_options import (
     EntryGateOptions,
@@ -61,21 +62,27 @@ def read_settings(config: pytest.Config) -> Settings:
         raw = value(name)
         return None if raw is None else base_of(name) / raw
 
-    def number(name: str, low: float | None = None, high: float | None = None) -> float | None:
+    def number(name: str) -> float | None:
         raw = value(name)
-        return None if raw is None else _number(float, name, raw, low, high)
+        return None if raw is None else _bounded(float, name, raw)
+
+    def typed(kind: type[N], name: str) -> N:
+        """The option's value, else its default, as a number within its bounds."""
+        return _bounded(kind, name, value(name) or _default(name))
+
+    def choice(name: str) -> str:
+        return _choice(name, value(name) or _default(name), spec(name).choices)
 
     try:
         gate = GateOptions(
             max_drop=number("max-drop"),
             fail_under=number("fail-under"),
-            significance=number("significance", 0.0, 1.0) or 0.0,
+            significance=number("significance") or 0.0,
         )
         metric_gates = tuple(split_metric_gate(g) for g in values("gate"))
     except GateOptionError as exc:
         raise SettingsError(f"mteval gate option: {exc}") from None
     raw_keep = value("keep-runs")
-    raw_size = value("review-sample-size") or "50"
     raw_runtime = value("runtime")
     if no_gate and config.getoption(_dest("update-baseline")):
         raise SettingsError("--mteval-update-baseline needs a baseline path, not 'none'")
@@ -88,27 +95,25 @@ def read_settings(config: pytest.Config) -> Settings:
         segments=tuple(values("segment")),
         activate_held_out=flag("activate-held-out"),
         domains=tuple(values("domain")),
-        difficulties=tuple(_number(int, "difficulty", v, 1, 5) for v in values("difficulty")),
-        batch_size=_number(int, "batch-size", value("batch-size") or "25", 1, None),
-        concurrency=_number(int, "concurrency", value("concurrency") or "8", 1, None),
-        timeout_s=_number(float, "timeout", value("timeout") or "300", 0.001, MAX_TIMEOUT_S),
-        score_timeout_s=_number(
-            float, "score-timeout", value("score-timeout") or "60", 0.001, MAX_TIMEOUT_S
-        ),
+        difficulties=tuple(_bounded(int, "difficulty", v) for v in values("difficulty")),
+        batch_size=typed(int, "batch-size"),
+        concurrency=typed(int, "concurrency"),
+        timeout_s=typed(float, "timeout"),
+        score_timeout_s=typed(float, "score-timeout"),
         model=value("model"),
-        temperature=_number(float, "temperature", value("temperature") or "0", 0.0, 2.0),
+        temperature=typed(float, "temperature"),
         condition=value("condition"),
         run_card=path("run-card"),
         fst=path("fst"),
         prices=path("prices"),
-        request_timeout_s=number("request-timeout", 0.001, MAX_TIMEOUT_S),
+        request_timeout_s=number("request-timeout"),
         baseline=path("baseline"),
         no_gate=no_gate,
         gate=gate,
         metric_gates=metric_gates,
         entry_gate=EntryGateOptions(
-            entry_max_drop=number("entry-max-drop", 0.0) or 0.0,
-            entry_min_chrf=number("entry-min-chrf", 0.0, 100.0),
+            entry_max_drop=number("entry-max-drop") or 0.0,
+            entry_min_chrf=number("entry-min-chrf"),
         ),
         allow_dataset_change=flag("allow-dataset-change"),
         update_baseline=flag("update-baseline"),
@@ -120,22 +125,22 @@ def read_settings(config: pytest.Config) -> Settings:
         metrics=tuple(values("metrics")),
         skip_metrics=tuple(values("skip-metric")),
         compare=value("compare"),
-        keep_runs=None if raw_keep is None else _number(int, "keep-runs", raw_keep, 1, None),
+        keep_runs=None if raw_keep is None else _bounded(int, "keep-runs", raw_keep),
         html=path("html"),
-        runner=_choice("runner", value("runner") or "process", ("process", "inprocess")),
-        sandbox=_choice("sandbox", value("sandbox") or "auto", ("auto", "netns", "none")),
+        runner=choice("runner"),
+        sandbox=choice("sandbox"),
         runtime=None if raw_runtime is None else _choice("runtime", raw_runtime, RUNTIMES),
         gateway_requests=_optional_int(value("gateway-requests"), "gateway-requests"),
         corpus_key_file=path("corpus-key-file"),
         corpus_key_env=value("corpus-key-env"),
         sign_key=path("sign-key"),
         review_sample_key=path("review-sample-key"),
-        review_sample_size=_number(int, "review-sample-size", raw_size, 1, None),
+        review_sample_size=typed(int, "review-sample-size"),
         steward_authorisation=path("steward-authorisation"),
         steward_key=path("steward-key"),
         scores_only=flag("scores-only"),
-        source_field=value("source-field") or "source",
-        reference_field=value("reference-field") or "reference",
+        source_field=value("source-field") or _default("source-field"),
+        reference_field=value("reference-field") or _default("reference-field"),
     )
 
 
@@ -158,7 +163,16 @@ def shipped_or(path: Path | None, raw: str | None) -> Path | None:
         raise SettingsError(str(exc)) from None
 
 
-RUNTIMES = ("python", "node")
+RUNTIMES = spec("runtime").choices
+
+
+def _dest(name: str) -> str:
+    return spec(name).dest
+
+
+def _default(name: str) -> str:
+    """The table's default, used where the option and the ini key are both unset or empty."""
+    return str(spec(name).default)
 
 
 def _choice(option: str, raw: str, allowed: tuple[str, ...]) -> str:
@@ -168,7 +182,7 @@ def _choice(option: str, raw: str, allowed: tuple[str, ...]) -> str:
 
 
 def _optional_int(raw: str | None, option: str) -> int | None:
-    return None if raw is None else _number(int, option, raw, 1, None)
+    return None if raw is None else _bounded(int, option, raw)
 
 
 def _key_values(pairs: list[str]) -> dict[str, str]:
@@ -182,8 +196,11 @@ def _key_values(pairs: list[str]) -> dict[str, str]:
 
 
 N = TypeVar("N", int, float)
-#: The longest timeout accepted (a day): larger values overflow the event loop's timers.
-MAX_TIMEOUT_S = 86_400.0
+
+
+def _bounded(kind: type[N], option: str, raw: str) -> N:
+    """``raw`` as a number within the table's bounds of ``--mteval-OPTION``."""
+    return _number(kind, option, raw, spec(option).low, spec(option).high)
 
 
 def _number(kind: type[N], option: str, raw: str, low: float | None, high: float | None) -> N:

@@ -1,7 +1,8 @@
 """The run's settings: every ``--mteval-*`` option and ini key after merging and type checks.
 
 Plain data below the pytest layer, so that the run (``run/run_state.py``) reads them without
-importing pytest; ``plugin/options.py`` declares the options and builds this from them.
+importing pytest; ``plugin/options.py`` builds this from the options, and the defaults are the
+option table's (``option_catalog.py``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_mteval.errors import SettingsError
+from pytest_mteval.option_catalog import float_default, int_default, str_default
 from pytest_mteval.scoring.gate_options import EntryGateOptions, GateOptionError, GateOptions
 
 
@@ -28,13 +30,13 @@ class Settings:
     activate_held_out: bool = False
     domains: tuple[str, ...] = ()
     difficulties: tuple[int, ...] = ()
-    batch_size: int = 25
-    concurrency: int = 8
-    timeout_s: float = 300.0
+    batch_size: int = int_default("batch-size")
+    concurrency: int = int_default("concurrency")
+    timeout_s: float = float_default("timeout")
     #: Seconds the metrics may spend on one entry (``--mteval-score-timeout``).
-    score_timeout_s: float = 60.0
+    score_timeout_s: float = float_default("score-timeout")
     model: str | None = None
-    temperature: float = 0.0
+    temperature: float = float_default("temperature")
     condition: str | None = None
     run_card: Path | None = None
     fst: Path | None = None
@@ -59,8 +61,8 @@ class Settings:
     compare: str | None = None
     keep_runs: int | None = None
     html: Path | None = None
-    runner: str = "process"
-    sandbox: str = "auto"
+    runner: str = str_default("runner")
+    sandbox: str = str_default("sandbox")
     #: ``--mteval-runtime``: which of the method's entry points runs (None: its method.json's).
     runtime: str | None = None
     gateway_requests: int | None = None
@@ -70,14 +72,14 @@ class Settings:
     #: ``--mteval-review-sample-key``: the steward's public key a secret run's review sample
     #: is sealed to (review/sealed_sample.py)
     review_sample_key: Path | None = None
-    review_sample_size: int = 50
+    review_sample_size: int = int_default("review-sample-size")
     #: A steward's signed consent to an A1 run on secret data, and the key that checks it.
     steward_authorisation: Path | None = None
     steward_key: Path | None = None
     scores_only: bool = False
     #: The entry fields read as source and reference (``--mteval-source-field``...).
-    source_field: str = "source"
-    reference_field: str = "reference"
+    source_field: str = str_default("source-field")
+    reference_field: str = str_default("reference-field")
 
     def with_metric_gates(self) -> Settings:
         """The ``--mteval-gate`` metrics checked against every registered definition, plugins'

@@ -13,10 +13,11 @@ from typing import Any, Final
 
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.metrics import catalog
+from pytest_mteval.option_catalog import float_default
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring.paired_comparison import COMPOSITE
 
-DEFAULT_SIGNIFICANCE: Final = 0.05
+DEFAULT_SIGNIFICANCE: Final = float_default("significance")
 
 
 class GateOptionError(MtevalError, ValueError):
@@ -28,7 +29,7 @@ class GateOptions:
     """What the gate allows. Drops are in each metric's own units (chrF++ 0-100, rates and
     the composite 0-1); ``max_drop`` None leaves the composite ungated against the baseline."""
 
-    max_drop: float | None = 0.0
+    max_drop: float | None = float_default("max-drop")
     fail_under: float | None = None
     metric_gates: Mapping[str, float] = field(default_factory=dict)
     significance: float = DEFAULT_SIGNIFICANCE
@@ -89,7 +90,7 @@ def split_metric_gate(text: str) -> tuple[str, float]:
 
 
 #: An entry fails when its chrF++ drops by more than this (sentence chrF++ is noisy).
-DEFAULT_ENTRY_MAX_DROP: Final = 10.0
+DEFAULT_ENTRY_MAX_DROP: Final = float_default("entry-max-drop")
 
 
 @dataclass(frozen=True)
