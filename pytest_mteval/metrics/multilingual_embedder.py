@@ -28,6 +28,7 @@ import importlib.util
 import os
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
@@ -85,10 +86,27 @@ def chosen_runtime(requested: str | None, onnx_installed: bool) -> str:
     return requested
 
 
+@dataclass
+class _Cores:
+    """Whether this process shares the machine's cores with sibling processes that score too
+    (an xdist worker: xdist starts one per core). The pytest layer says so, this floor cannot
+    know it (``plugin/begin_run.py`` calls :func:`share_cores`)."""
+
+    shared: bool = False
+
+
+_CORES = _Cores()
+
+
+def share_cores() -> None:
+    """This process is one of several scoring side by side: one ONNX thread each."""
+    _CORES.shared = True
+
+
 def process_threads() -> int:
-    """Threads for the ONNX runtime: the cores this process may run on, one in an xdist
-    worker (xdist starts a worker per core; more threads would fight over them)."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):
+    """Threads for the ONNX runtime: the cores this process may run on, one where it shares
+    them (more threads would fight over them)."""
+    if _CORES.shared:
         return 1
     return max(1, len(os.sched_getaffinity(0)))
 

@@ -37,6 +37,7 @@ from pytest_mteval.metrics import catalog
 from pytest_mteval.metrics.base import Metric, MetricContext
 from pytest_mteval.metrics.equivalence import Judge
 from pytest_mteval.metrics.fst import FstError
+from pytest_mteval.metrics.multilingual_embedder import share_cores
 from pytest_mteval.metrics.registry import builtin_metrics, not_computed
 from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionError
@@ -96,6 +97,8 @@ def start_run(
     audit = _audit(settings, registered)
     # only the controller seals cards: an xdist worker, where methods run, never holds the key
     on_worker = is_worker(config)
+    if on_worker:
+        share_cores()  # the semantic score's runtime: one thread per worker
     signer = load_private_key(settings.sign_key) if settings.sign_key and not on_worker else None
     sample_key = settings.review_sample_key if not on_worker else None
     steward_key = load_steward_key(sample_key) if sample_key else None  # a bad key refuses the run
