@@ -84,7 +84,7 @@ def test_every_corpus_text_gets_the_same_ids_as_before() -> None:
     texts = corpus_texts()
     assert len(texts) > 5000
     differing = [t for t in texts if new.pieces(t) != old.pieces(t)]
-    assert differing == []
+    assert (len(differing), differing[:3]) == (0, [])
 
 
 @needs_extra
@@ -125,7 +125,7 @@ def test_ids_agree_with_the_tokenizers_librarys_unigram() -> None:
         for t in texts
         if new.pieces(t) != theirs.encode(new.normalized(t), add_special_tokens=False).ids
     ]
-    assert differing == []
+    assert (len(differing), differing[:3]) == (0, [])
 
 
 def toy_vocabulary(pieces: dict[str, float]) -> Vocabulary:
