@@ -5,6 +5,7 @@ share an option and docs/options.md all agree with it."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -120,3 +121,67 @@ def test_a_shared_option_takes_the_plugins_default_unless_its_subcommand_falls_b
     assert (compare.max_drop, compare.significance, compare.gate) == (None, None, None)
     typed = parser.parse_args(["compare", "a.json", "b.json", "--max-drop=0.5", "--gate=chrf:1"])
     assert (typed.max_drop, typed.gate) == (0.5, ["chrf:1"])
+
+
+#: Run in a fresh interpreter: the table's defaults changed, the modules that take one of them
+#: re-read, and what they then give printed, so that a literal copy of a default shows.
+_CHANGED_DEFAULTS = """
+import dataclasses, importlib, json, sys
+from pathlib import Path
+from pytest_mteval import option_catalog
+
+changed = json.loads(sys.argv[1])
+table_spec = option_catalog.spec
+option_catalog.spec = lambda name: (
+    dataclasses.replace(table_spec(name), default=changed[name]) if name in changed
+    else table_spec(name)
+)
+from pytest_mteval.llm import settings as chat
+from pytest_mteval.methods import harness_plugin, protocol
+from pytest_mteval.run import settings as run
+from pytest_mteval.sweep import plan, reproduction
+for module in (protocol, harness_plugin, chat, run, plan, reproduction):
+    importlib.reload(module)
+
+folder = Path(sys.argv[2])
+(folder / "sweep.toml").write_text('[sweep]\\ncorpus = "c.json"\\nmethod = "identity"\\n')
+(folder / "c.json").write_text("{}")
+card = {"dataset": {}, "method": {"name": "identity"}, "temperature": 0, "condition": "c"}
+config = protocol.RunConfig()
+harness = harness_plugin.HarnessRunConfig(ours=config)
+handed = harness_plugin.harness_config(config)
+chat_settings = chat.ChatSettings(model="m")
+settings = run.Settings(corpus=None, method=None)
+args = reproduction.reproduction_args(card, "card", folder / "c.json")
+size = next(arg for arg in args if arg.startswith("--mteval-batch-size=")).partition("=")[2]
+print(json.dumps({
+    "batch-size": [config.batch_size, harness.batch_size, handed.batch_size,
+                   settings.batch_size, int(size)],
+    "concurrency": [config.concurrency, harness.concurrency, handed.concurrency,
+                    chat_settings.concurrency, settings.concurrency,
+                    plan.load_plan(folder / "sweep.toml", folder).concurrency],
+    "temperature": [config.temperature, harness.temperature, handed.temperature,
+                    chat_settings.temperature, settings.temperature],
+    "source-field": [harness.source_field, settings.source_field],
+}))
+"""
+
+
+def test_what_an_unset_option_gives_is_read_from_the_table_wherever_it_is_used(tmp_path: Path):
+    """RunConfig (public: users' methods and tests build it), the harness plugins' RunConfig,
+    the chat client's settings, the run settings, a sweep's concurrency and a reproduction's
+    batch size follow the table; changed there, none keeps a copy of the old default."""
+    changed = {"batch-size": "7", "concurrency": "3", "temperature": "0.5", "source-field": "text"}
+    assert all(spec(name).default != value for name, value in changed.items())
+    done = subprocess.run(
+        [sys.executable, "-c", _CHANGED_DEFAULTS, json.dumps(changed), str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    given = json.loads(done.stdout)
+    assert given["batch-size"] == [7] * 5
+    assert given["concurrency"] == [3] * 6
+    assert given["temperature"] == [0.5] * 5
+    # a harness plugin's entries hold the source as "source" whichever field the corpus reads
+    assert given["source-field"] == ["source", "text"]

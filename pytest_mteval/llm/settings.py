@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.methods.protocol import RunConfig
+from pytest_mteval.option_catalog import float_default, int_default
 
 DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
 DEFAULT_API_KEY_ENV = "OPENROUTER_API_KEY"
@@ -30,9 +31,9 @@ class ChatSettings:
     model: str
     base_url: str = DEFAULT_BASE_URL
     api_key_env: str = DEFAULT_API_KEY_ENV
-    temperature: float = 0.0
+    temperature: float = float_default("temperature")
     timeout_s: float = 120.0
-    concurrency: int = 8
+    concurrency: int = int_default("concurrency")
     max_attempts: int = 4
     backoff_base_s: float = 0.5
     backoff_max_s: float = 20.0

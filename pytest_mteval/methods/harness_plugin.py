@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_mteval.methods.protocol import MethodEntry, MethodResult, RunConfig
+from pytest_mteval.option_catalog import float_default, int_default
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,9 @@ class HarnessRunConfig:
     #: Our harness caches translations itself; the method must not keep a cache of its own.
     cache_enabled: bool = False
     cache_dir: str = ""
-    batch_size: int = 25
-    concurrency: int = 8
+    #: Always our run's (``harness_config``); unset, our RunConfig's, the options' defaults.
+    batch_size: int = int_default("batch-size")
+    concurrency: int = int_default("concurrency")
     prompt_version: str = "naive"
     custom_prompt_path: str | None = None
     coaching_file: str | None = None
@@ -54,7 +56,7 @@ class HarnessRunConfig:
     fst_retries: int = 0
     output_dir: str = ""
     run_name: str | None = None
-    temperature: float = 0.0
+    temperature: float = float_default("temperature")
     dry_run: bool = False
     assume_yes: bool = True
     method_path: str | None = None

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, TypedDict, runtime_checkable
 
+from pytest_mteval.option_catalog import float_default, int_default
+
 #: Fields of a corpus entry a method may see. References, variants, gold analyses and notes
 #: never cross the boundary (spec §8, sovereignty).
 SOURCE_SIDE_FIELDS: tuple[str, ...] = (
@@ -78,10 +80,10 @@ class RunConfig:
     source_language: str = ""
     target_language: str = ""
     model: str | None = None
-    temperature: float = 0.0
+    temperature: float = float_default("temperature")
     condition: str = "baseline"
-    batch_size: int = 25
-    concurrency: int = 8
+    batch_size: int = int_default("batch-size")
+    concurrency: int = int_default("concurrency")
     timeout_s: float = 120.0
     max_retries: int = 0
     method_args: dict[str, str] = field(default_factory=dict)

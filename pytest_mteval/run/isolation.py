@@ -101,7 +101,7 @@ def start_isolation(
     """Start the runner (and gateway) for ``state``; SettingsError or MethodLoadError if not.
     ``given_socket``: the controller's gateway socket, on an xdist worker."""
     settings = state.settings
-    runner = getattr(settings, "runner", "process")
+    runner = settings.runner
     choice = choose_sandbox(state)
     sandbox = choice.sandbox
     isolation = Isolation(runner, sandbox, choice=choice)

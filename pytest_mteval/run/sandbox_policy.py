@@ -124,7 +124,7 @@ def import_root(state: RunState) -> Path | None:
 def choose_sandbox(state: RunState) -> SandboxChoice:
     """The run's sandbox, or SettingsError (one line: the reason and the way out)."""
     settings = state.settings
-    requested = getattr(settings, "sandbox", "auto")
+    requested = settings.sandbox
     must = needs_sandbox(settings, state.secrecy)
     if settings.runner == "inprocess":
         check_in_process(settings, state.secrecy)

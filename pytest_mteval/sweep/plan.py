@@ -53,6 +53,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from pytest_mteval.errors import MtevalError
+from pytest_mteval.option_catalog import int_default
 
 #: Axes that are harness options, with the option each one sets.
 HARNESS_AXES = {
@@ -74,7 +75,8 @@ class _Sweep(BaseModel):
     corpus: list[str] = Field(min_length=1)
     method: list[str] = Field(min_length=1)
     budget_usd: float | None = Field(default=None, ge=0)
-    concurrency: int = Field(default=8, ge=1, le=10_000)
+    #: The whole sweep's requests in flight; unset, a lone run's (``--mteval-concurrency``).
+    concurrency: int = Field(default=int_default("concurrency"), ge=1, le=10_000)
     runs_at_once: int | None = Field(default=None, ge=1, le=256)
     output: str | None = None
     name: str | None = None

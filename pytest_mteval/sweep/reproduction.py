@@ -23,6 +23,7 @@ from typing import Any, Final
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.verification_tier import REPRODUCTION_TOLERANCE
 from pytest_mteval.errors import MtevalError
+from pytest_mteval.option_catalog import int_default
 from pytest_mteval.run.method_args import REDACTED
 
 #: The scores a reproduction is judged on, when the card has them.
@@ -34,6 +35,10 @@ HEADLINE: Final = (
     "fst_acceptance_rate",
     "semantic_score",
 )
+
+
+#: A card that records no batch size is re-run with the one an unset option gives.
+_BATCH_SIZE: Final = int_default("batch-size")
 
 
 class ReproductionError(MtevalError):
@@ -102,7 +107,7 @@ def reproduction_args(card: Mapping[str, Any], where: str, corpus: Path | None) 
     args += [
         f"--mteval-temperature={card['temperature']}",
         f"--mteval-condition={card['condition']}",
-        f"--mteval-batch-size={card.get('batch_size') or config.get('batch_size') or 25}",
+        f"--mteval-batch-size={card.get('batch_size') or config.get('batch_size') or _BATCH_SIZE}",
     ]
     for key, value in (config.get("method_args") or {}).items():
         if key in ("prices", "request_timeout_s"):
