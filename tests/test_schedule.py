@@ -6,6 +6,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+from xdist_fakes import FakeNode
+
 from pytest_mteval.plugin.xdist_internals import BatchScheduling
 
 CORPUS = "corpus.json"
@@ -14,21 +16,6 @@ COLLECTION = [
     f"{CORPUS}::batch-{batch:04d}::entry-{batch * 3 + k}" for batch in range(3) for k in range(3)
 ] + ["test_rules.py::test_x[entry-4]"]
 BATCH_OF_NAME = {f"entry-{i}": i // 3 for i in range(9)}
-
-
-class FakeNode:
-    """What the scheduler uses of xdist's WorkerController."""
-
-    def __init__(self, name: str) -> None:
-        self.gateway = SimpleNamespace(id=name)
-        self.shutting_down = False
-        self.sent: list[list[int]] = []
-
-    def send_runtest_some(self, indexes: list[int]) -> None:
-        self.sent.append(list(indexes))
-
-    def shutdown(self) -> None:
-        self.shutting_down = True
 
 
 def scheduler(*nodes: FakeNode) -> BatchScheduling:

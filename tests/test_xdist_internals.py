@@ -14,6 +14,7 @@ from typing import Any
 import xdist
 from xdist.scheduler import LoadScopeScheduling
 from xdist.workermanage import WorkerController
+from xdist_fakes import FakeNode
 
 from pytest_mteval.plugin.xdist_internals import (
     NODE_PARTS,
@@ -45,21 +46,6 @@ def changed_methods(scheduler: type, expected: dict[str, tuple[str, ...]]) -> li
         ):
             changes.append(f"{scheduler.__name__}.{name}{found} is not {name}{parameters}")
     return changes
-
-
-class FakeNode:
-    """What the scheduler uses of xdist's WorkerController (as in tests/test_schedule.py)."""
-
-    def __init__(self, name: str) -> None:
-        self.gateway = SimpleNamespace(id=name)
-        self.shutting_down = False
-        self.sent: list[list[int]] = []
-
-    def send_runtest_some(self, indexes: list[int]) -> None:
-        self.sent.append(list(indexes))
-
-    def shutdown(self) -> None:
-        self.shutting_down = True
 
 
 def fake_config(workers: int) -> Any:

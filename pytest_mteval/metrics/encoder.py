@@ -16,7 +16,7 @@ GELU (erf) feed-forward block, residual and layer norm.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -96,15 +96,7 @@ class Encoder:
 
     def hidden_states(self, sequences: Sequence[Sequence[int]]) -> list[NDArray[np.float32]]:
         """Each sequence's vectors at layer ``depth`` (one row per id), batched by length."""
-        order = sorted(range(len(sequences)), key=lambda i: len(sequences[i]))
-        out: list[NDArray[np.float32]] = [np.zeros((0, 0), np.float32)] * len(sequences)
-        for start in range(0, len(order), BATCH):
-            chunk = order[start : start + BATCH]
-            states = self._forward([sequences[i] for i in chunk])
-            ends = np.cumsum([len(sequences[i]) for i in chunk])
-            for i, rows in zip(chunk, np.split(states, ends[:-1]), strict=True):
-                out[i] = rows
-        return out
+        return by_length(sequences, self._forward, BATCH)
 
     def _forward(self, sequences: Sequence[Sequence[int]]) -> NDArray[np.float32]:
         """The texts' tokens, one after the other, as one (tokens, hidden) matrix for every
@@ -213,3 +205,21 @@ def _gelu(x: NDArray[np.float32]) -> NDArray[np.float32]:
     phi = np.where(x >= 0, 1 - tail, tail)
     phi *= x
     return phi
+
+
+def by_length(
+    sequences: Sequence[Sequence[int]],
+    forward: Callable[[Sequence[Sequence[int]]], NDArray[np.float32]],
+    batch: int,
+) -> list[NDArray[np.float32]]:
+    """Each sequence's rows of ``forward``, which takes texts ``batch`` at a time sorted by
+    length (less padding) and returns their tokens' rows one after the other; in input order."""
+    order = sorted(range(len(sequences)), key=lambda i: len(sequences[i]))
+    out: list[NDArray[np.float32]] = [np.zeros((0, 0), np.float32)] * len(sequences)
+    for start in range(0, len(order), batch):
+        chunk = order[start : start + batch]
+        states = forward([sequences[i] for i in chunk])
+        ends = np.cumsum([len(sequences[i]) for i in chunk])
+        for i, rows in zip(chunk, np.split(states, ends[:-1]), strict=True):
+            out[i] = rows
+    return out

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pytest_mteval.metrics.encoder import Encoder, Layer
+from pytest_mteval.metrics.encoder import Encoder, Layer, by_length
 
 #: Texts per run: sorted by length, 8 share about one length for attention (8, 16 and 25 were
 #: measured: 8 took the least CPU time and memory).
@@ -162,15 +162,7 @@ class OnnxEncoder:
 
     def hidden_states(self, sequences: Sequence[Sequence[int]]) -> list[NDArray[np.float32]]:
         """Each sequence's vectors at the encoder's depth (one row per id), batched by length."""
-        order = sorted(range(len(sequences)), key=lambda i: len(sequences[i]))
-        out: list[NDArray[np.float32]] = [np.zeros((0, 0), np.float32)] * len(sequences)
-        for start in range(0, len(order), BATCH):
-            chunk = order[start : start + BATCH]
-            states = self._forward([sequences[i] for i in chunk])
-            ends = np.cumsum([len(sequences[i]) for i in chunk])
-            for i, rows in zip(chunk, np.split(states, ends[:-1]), strict=True):
-                out[i] = rows
-        return out
+        return by_length(sequences, self._forward, BATCH)
 
     def _forward(self, sequences: Sequence[Sequence[int]]) -> NDArray[np.float32]:
         """One batch through the session, its texts' tokens one after the other as one
