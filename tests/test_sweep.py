@@ -20,6 +20,7 @@ from conftest import CORPORA, METHODS
 from pytest_mteval.cards import runcard
 from pytest_mteval.sweep.matrix import axis_means, failed_everywhere, load_rows
 from pytest_mteval.sweep.plan import SweepError, load_plan
+from pytest_mteval.sweep.resume import failed_cards
 
 pytest_plugins = ["pytester"]
 
@@ -150,6 +151,12 @@ def test_second_invocation_reuses_every_card(pytester, server, corpus):
     assert sum("reused" in line for line in again.stdout.lines) == 4
 
 
+def statuses(output: Path) -> list[str]:
+    """The runs' statuses in a sweep's index, sorted."""
+    index = json.loads((output / "sweep.json").read_text(encoding="utf-8"))
+    return sorted(run["status"] for run in index["runs"])
+
+
 def test_a_failed_run_is_run_again_not_reused(pytester, server, corpus):
     """A run that failed its gate wrote a complete card; the next invocation runs it again
     (its gate judged anew) instead of listing it as reused, and the sweep still fails."""
@@ -157,8 +164,7 @@ def test_a_failed_run_is_run_again_not_reused(pytester, server, corpus):
     gate = "--mteval-fail-under=0.5"  # the "test/good" runs pass it, the "test/naive" runs fail
     first = pytester.runpytest(f"--mteval-sweep={sweep}", gate)
     assert first.ret == 1, first.stdout.str()
-    index = json.loads((pytester.path / "out" / "sweep.json").read_text(encoding="utf-8"))
-    assert sorted(run["status"] for run in index["runs"]) == [
+    assert statuses(pytester.path / "out") == [
         "failed",
         "failed",
         "passed",
@@ -177,13 +183,25 @@ def test_a_failed_run_is_run_again_not_reused(pytester, server, corpus):
         "naive_t0.0": 1,
         "naive_t0.3": 1,
     }
-    index = json.loads((pytester.path / "out" / "sweep.json").read_text(encoding="utf-8"))
-    assert sorted(run["status"] for run in index["runs"]) == [
+    assert statuses(pytester.path / "out") == [
         "failed",
         "failed",
         "reused",
         "reused",
     ]
+
+
+def test_an_unreadable_index_names_no_failed_card(tmp_path):
+    """The earlier verdicts come from the sweep's own index; a missing, truncated or edited
+    one makes nothing count as failed (every complete card is reused, as before the index)."""
+    index = tmp_path / "sweep.json"
+    assert failed_cards(index) == frozenset()
+    for text in ("{", "[]", '{"runs": 3}', '{"runs": [1, {"status": "failed"}]}'):
+        index.write_text(text, encoding="utf-8")
+        assert failed_cards(index) == frozenset(), text
+    runs = [{"status": "failed", "card": "a.json"}, {"status": "passed", "card": "b.json"}]
+    index.write_text(json.dumps({"runs": runs}), encoding="utf-8")
+    assert failed_cards(index) == frozenset({"a.json"})
 
 
 def test_changed_configuration_is_not_reused(pytester, server, corpus):
