@@ -406,6 +406,30 @@ def test_one_model_per_process_and_targets_it_cannot_read() -> None:
 
 
 @needs_extra
+def test_an_unknown_runtime_in_the_variable_refuses_the_run_in_one_line(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A misspelt ``MTEVAL_SEMANTIC_RUNTIME`` stops the run before any entry, in one line that
+    names the variable and the runtimes it accepts, without a traceback."""
+    data = json.loads(ENG_FRA.read_text(encoding="utf-8"))
+    data["entries"] = data["entries"][:3]
+    corpus = pytester.path / "eng-fra-head.json"
+    corpus.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    monkeypatch.setenv(RUNTIME_VARIABLE, "torch")
+    result = pytester.runpytest_subprocess(
+        f"--mteval-corpus={corpus}",
+        f"--mteval-method={REPO / 'methods' / 'identity'}",
+        "--mteval-metrics=semantic",
+    )
+    assert result.ret != 0
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert errors == [
+        f"ERROR: {RUNTIME_VARIABLE}=torch: semantic runtime 'torch': expected one of onnx, numpy"
+    ]
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+@needs_extra
 def test_a_french_target_in_sessions_serial_and_under_xdist(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -40,6 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pytest_mteval.corpus import Entry
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.languages import canonical
 from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.catalog import SEMANTIC
@@ -74,7 +75,12 @@ def bundled_embedder() -> MultilingualEmbedder | None:
     its runtime from ``MTEVAL_SEMANTIC_RUNTIME`` when set ("numpy": the fallback on purpose)."""
     path = packaged_model_file()
     runtime = os.environ.get(RUNTIME_VARIABLE) or None
-    return None if path is None else MultilingualEmbedder(path, runtime=runtime)
+    if path is None:
+        return None
+    try:
+        return MultilingualEmbedder(path, runtime=runtime)
+    except MtevalError as exc:  # the user set the variable: say which one
+        raise MtevalError(f"{RUNTIME_VARIABLE}={runtime}: {exc}") from None
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
