@@ -48,10 +48,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from difflib import SequenceMatcher
 from functools import lru_cache
+from typing import Final
 
 from pytest_mteval.corpus import Corpus, Entry
-from pytest_mteval.metrics.base import JSONDict, MetricContext
-from pytest_mteval.metrics.catalog import CODE_SWITCHING
+from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, MetricContext
+from pytest_mteval.metrics.definition import MeanOfScored, MetricDefinition
 from pytest_mteval.metrics.fst import analyzer_for
 from pytest_mteval.metrics.invented_names import capitalized_inside_sentences, plain
 from pytest_mteval.metrics.record import EntryRecord
@@ -119,6 +120,16 @@ def source_names(sources: Iterable[str]) -> frozenset[str]:
         for word in words(source):
             (capitalized if word[0].isupper() else lower).add(word.casefold())
     return frozenset(capitalized - lower)
+
+
+CODE_SWITCHING: Final = MetricDefinition(
+    "code_switching_rate",
+    "code-switching",
+    MeanOfScored("code_switching_detected"),
+    higher_is_better=False,
+    shown_at=3,
+    card_keys=("code_switching_entries", "target_script"),
+)
 
 
 class CodeSwitching:
@@ -298,3 +309,6 @@ def build(context: MetricContext) -> CodeSwitching:
         word_data=word_data(corpus.dataset.source_language, corpus.dataset.target_language),
         source_vocabulary=frozenset().union(*(folded_words(e.source) for e in corpus.entries)),
     )
+
+
+FAMILY: Final = BuiltinFamily(CodeSwitching, build, build_at=5, report_at=5)
