@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import CORPORA, link_resources
 
+from pytest_mteval.cards.card_model import Scores
 from pytest_mteval.cards.runcard import SPEC_SCORES
 from pytest_mteval.corpus import load_corpus
 from pytest_mteval.metrics import catalog, fst
@@ -157,3 +158,21 @@ def test_plugin_definitions_follow_the_builtins_by_their_own_place():
     finally:
         for definition in (late, first, early, hidden):
             catalog.unregister(definition.name)
+
+
+def test_the_card_schema_scores_agree_with_the_catalog():
+    """``Scores`` types the spec's scores (§3.4, §3.6) and the harness's run-level keys; every
+    other key a metric writes is kept as an extra. Each typed field must be a metric, one of
+    their card keys or a run-level key, and each metric's typed score a number or null."""
+    typed = Scores.model_fields
+    names = {d.name for d in catalog.BUILTIN}
+    assert set(SPEC_SCORES) <= set(typed)
+    assert set(typed) <= names | catalog.RESERVED
+    assert set(typed) >= catalog.RUN_LEVEL  # the run-level keys are all typed
+    for name in set(typed) & names:
+        assert typed[name].annotation == float | None, name
+    untyped = {key for d in catalog.BUILTIN for key in (d.name, *d.card_keys)} - set(typed)
+    assert untyped  # orthographic_accuracy, fst_words...: beyond the spec, kept as extras
+    required = {k: 0 for k, field in typed.items() if field.is_required()}
+    kept = Scores.model_validate({**required, **dict.fromkeys(untyped, 1)})
+    assert kept.model_extra == dict.fromkeys(untyped, 1)
