@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 _READERS: Final = frozenset({"catalog", "registry", "selection"})
 
 
-def family_modules(package: ModuleType = pytest_mteval.metrics) -> Iterable[ModuleType]:
+def package_modules(package: ModuleType = pytest_mteval.metrics) -> Iterable[ModuleType]:
     """Every module of ``package`` (its ``__path__``, so a directory added to it counts too)."""
     for found in pkgutil.iter_modules(package.__path__):
         if found.name not in _READERS and not found.ispkg:
@@ -47,7 +47,7 @@ def discover(modules: Iterable[ModuleType]) -> tuple[BuiltinFamily, ...]:
 
 #: The optional metric families in the order a run builds them: ``--mteval-metrics`` and
 #: ``--mteval-skip-metric`` choose among them by their ``name``.
-FAMILIES: Final = discover(family_modules())
+FAMILIES: Final = discover(package_modules())
 #: Built only when asked for (the semantic score: it needs the optional extra and its model).
 OFF_BY_DEFAULT: Final = frozenset(family.name for family in FAMILIES if not family.default)
 
