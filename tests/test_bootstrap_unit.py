@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pytest_mteval.metrics import catalog, sacre
+from pytest_mteval.metrics import catalog, fst, hallucination, sacre
 from pytest_mteval.metrics.definition import MetricDefinition
 from pytest_mteval.scoring import bootstrap
 
@@ -211,14 +211,14 @@ def test_a_definition_becomes_a_statistic_only_over_rows_with_its_statistics():
         {"entry_id": "1", "fst_accepted_words": 3, "fst_words": 4},
         {"entry_id": "2", "fst_accepted_words": 1, "fst_words": 2},
     ]
-    statistic = bootstrap.of_definition(catalog.FST_ACCEPTANCE, rows)
+    statistic = bootstrap.of_definition(fst.FST_ACCEPTANCE, rows)
     assert statistic is not None
     assert statistic.rows.tolist() == [[3.0, 4.0], [1.0, 2.0]]
     assert statistic.value([4.0, 6.0]) == pytest.approx(4 / 6)
-    assert bootstrap.of_definition(catalog.FST_ACCEPTANCE, []) is None
-    assert bootstrap.of_definition(catalog.FST_ACCEPTANCE, [{"entry_id": "1"}]) is None
+    assert bootstrap.of_definition(fst.FST_ACCEPTANCE, []) is None
+    assert bootstrap.of_definition(fst.FST_ACCEPTANCE, [{"entry_id": "1"}]) is None
     flagged = [{"entry_id": "1", "hallucination_detected": False}]
-    share = bootstrap.of_definition(catalog.HALLUCINATION, flagged, frozenset({"1"}))
+    share = bootstrap.of_definition(hallucination.HALLUCINATION, flagged, frozenset({"1"}))
     assert share is not None
     assert share.rows.tolist() == [[1.0, 1.0]]
 
@@ -415,7 +415,7 @@ def test_the_plain_value_helpers_make_the_rows_the_definitions_read_from_records
         sums = list(helper.rows.sum(axis=0))
         assert helper.value(sums) == read.value(sums) == definition.score(records), family
     words = bootstrap.ratio_statistic([0, 0, 1], [0, 1, 2])
-    read = bootstrap.of_definition(catalog.FST_ACCEPTANCE, records)
+    read = bootstrap.of_definition(fst.FST_ACCEPTANCE, records)
     assert read is not None
     assert words.rows.tolist() == read.rows.tolist() == [[0.0, 0.0], [0.0, 1.0], [1.0, 2.0]]
     exact = bootstrap.rate_statistic([r["exact_match"] for r in records])

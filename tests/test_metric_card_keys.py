@@ -16,13 +16,14 @@ from pathlib import Path
 import pytest
 from conftest import CORPORA, link_resources
 
+from pytest_mteval.cards.card_model import Scores
 from pytest_mteval.cards.runcard import SPEC_SCORES
 from pytest_mteval.corpus import load_corpus
 from pytest_mteval.metrics import catalog, fst
 from pytest_mteval.metrics.base import Metric, MetricContext
 from pytest_mteval.metrics.catalog import MetricDefinitionError
 from pytest_mteval.metrics.definition import MetricDefinition, ShareOfAll
-from pytest_mteval.metrics.registry import BUILDERS, builtin_metrics
+from pytest_mteval.metrics.registry import FAMILIES, builtin_metrics
 from pytest_mteval.metrics.selection import MetricSelection
 from pytest_mteval.run.record import build_record, score_batches
 
@@ -69,7 +70,9 @@ def _aggregates(corpus_path: Path) -> dict[str, tuple[Metric, dict]]:
 @pytest.fixture(scope="module")
 def families(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Metric, dict]]:
     found = _aggregates(_crk_corpus(tmp_path_factory.mktemp("crk")))
-    assert set(found) == set(BUILDERS) - {"semantic"}  # every other family has its data here
+    assert set(found) == {f.name for f in FAMILIES} - {
+        "semantic"
+    }  # every other family has its data here
     return found
 
 
@@ -115,8 +118,8 @@ def test_a_plugin_definition_may_not_declare_card_keys():
         with pytest.raises(MetricDefinitionError, match=r"'x_share' declares card_keys.*plugin_"):
             catalog.register(keyed, by="metric 'x'")
         assert catalog.get("x_share") is None
-        catalog.register(catalog.FST_ACCEPTANCE)  # a built-in family's, again: harmless
-        assert catalog.get("fst_acceptance_rate") is catalog.FST_ACCEPTANCE
+        catalog.register(fst.FST_ACCEPTANCE)  # a built-in family's, again: harmless
+        assert catalog.get("fst_acceptance_rate") is fst.FST_ACCEPTANCE
     finally:
         catalog.unregister("x_share")
 
@@ -155,3 +158,21 @@ def test_plugin_definitions_follow_the_builtins_by_their_own_place():
     finally:
         for definition in (late, first, early, hidden):
             catalog.unregister(definition.name)
+
+
+def test_the_card_schema_scores_agree_with_the_catalog():
+    """``Scores`` types the spec's scores (§3.4, §3.6) and the harness's run-level keys; every
+    other key a metric writes is kept as an extra. Each typed field must be a metric, one of
+    their card keys or a run-level key, and each metric's typed score a number or null."""
+    typed = Scores.model_fields
+    names = {d.name for d in catalog.BUILTIN}
+    assert set(SPEC_SCORES) <= set(typed)
+    assert set(typed) <= names | catalog.RESERVED
+    assert set(typed) >= catalog.RUN_LEVEL  # the run-level keys are all typed
+    for name in set(typed) & names:
+        assert typed[name].annotation == float | None, name
+    untyped = {key for d in catalog.BUILTIN for key in (d.name, *d.card_keys)} - set(typed)
+    assert untyped  # orthographic_accuracy, fst_words...: beyond the spec, kept as extras
+    required = {k: 0 for k, field in typed.items() if field.is_required()}
+    kept = Scores.model_validate({**required, **dict.fromkeys(untyped, 1)})
+    assert kept.model_extra == dict.fromkeys(untyped, 1)

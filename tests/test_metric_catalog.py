@@ -19,7 +19,7 @@ from sacrebleu.metrics import BLEU, CHRF, TER
 from pytest_mteval.cards.gate import evaluate_runs
 from pytest_mteval.cards.runcard import Scores
 from pytest_mteval.cli.main import main
-from pytest_mteval.metrics import catalog
+from pytest_mteval.metrics import catalog, code_switching, fst, hallucination, semantic
 from pytest_mteval.metrics.catalog import MetricDefinitionError
 from pytest_mteval.metrics.definition import MetricDefinition, RatioOfCounts, ShareOfAll
 from pytest_mteval.scoring import bootstrap as stats
@@ -111,16 +111,16 @@ def test_count_definitions_finalise_to_exact_ratios_of_random_counts():
     scored = [r for r in rows if "fst_words" in r]
     part = sum(r["fst_accepted_words"] for r in scored)
     whole = sum(r["fst_words"] for r in scored)
-    assert catalog.FST_ACCEPTANCE.score(rows) == float(Fraction(part, whole))
+    assert fst.FST_ACCEPTANCE.score(rows) == float(Fraction(part, whole))
     exact = sum(1 for r in scored if r["exact_match"])
     assert catalog.EXACT_MATCH.score(rows) == float(Fraction(exact, len(rows)))  # errors miss
-    assert catalog.SEMANTIC.score(rows) == statistics.fmean(r["semantic_score"] for r in scored)
+    assert semantic.SEMANTIC.score(rows) == statistics.fmean(r["semantic_score"] for r in scored)
     switched = sum(1 for r in scored if r["code_switching_detected"])
-    assert catalog.CODE_SWITCHING.score(rows) == float(Fraction(switched, len(scored)))
+    assert code_switching.CODE_SWITCHING.score(rows) == float(Fraction(switched, len(scored)))
     across = frozenset(r["entry_id"] for r in scored[:40:3])  # flagged across entries
     flagged = sum(1 for r in scored if r["hallucination_detected"] or r["entry_id"] in across)
-    assert catalog.HALLUCINATION.score(rows, across) == float(Fraction(flagged, len(scored)))
-    for definition in (catalog.FST_ACCEPTANCE, catalog.SEMANTIC, catalog.HALLUCINATION):
+    assert hallucination.HALLUCINATION.score(rows, across) == float(Fraction(flagged, len(scored)))
+    for definition in (fst.FST_ACCEPTANCE, semantic.SEMANTIC, hallucination.HALLUCINATION):
         resamplable = stats.of_definition(definition, rows, across)
         assert resamplable is not None
         sums = list(resamplable.rows.sum(axis=0))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_mteval.corpus import Corpus, Dataset, Entry, load_corpus
-from pytest_mteval.metrics import code_switching
+from pytest_mteval.metrics import code_switching, spelling
 from pytest_mteval.metrics.base import Metric, MetricContext
 
 REPO = Path(__file__).resolve().parents[1]
@@ -101,7 +101,7 @@ def test_rate_over_translated_entries() -> None:
     [("paraffin", ["parafini"], True), ("lucia", ["lucia"], True), ("butter", ["dovi"], False)],
 )
 def test_spelling_likeness(word: str, others: list[str], expected: bool) -> None:
-    assert code_switching.similar_to_any(word, others) is expected
+    assert spelling.similar_to_any(word, others) is expected
 
 
 def test_target_analyzer_exempts_its_words() -> None:

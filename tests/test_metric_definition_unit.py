@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from sacrebleu.metrics import BLEU, CHRF, TER
 
-from pytest_mteval.metrics import catalog
+from pytest_mteval.metrics import catalog, fst, hallucination, orthography
 from pytest_mteval.metrics.definition import (
     FlaggedShare,
     MeanOfScored,
@@ -193,7 +193,7 @@ def test_normalized_and_worsening_follow_scale_and_direction():
     assert catalog.CHRF_PLUS_PLUS.normalized(61.0) == pytest.approx(0.61)
     assert catalog.TER.normalized(30.0) == pytest.approx(0.70)
     assert catalog.EXACT_MATCH.normalized(0.4) == 0.4
-    assert catalog.HALLUCINATION.normalized(0.25) == 0.75
+    assert hallucination.HALLUCINATION.normalized(0.25) == 0.75
     assert catalog.CHRF_PLUS_PLUS.normalized(150.0) == pytest.approx(1.5)  # unclamped
     assert catalog.CHRF_PLUS_PLUS.worsening(-2.0) == 2.0
     assert catalog.TER.worsening(-2.0) == -2.0
@@ -229,6 +229,6 @@ def test_a_definition_is_shown_when_measured_after_the_builtins_and_takes_no_car
     """What a plugin's definition gets unless it says otherwise (``catalog.shown``)."""
     plain = MetricDefinition("x", "x", ShareOfAll("x"))
     assert (plain.shown, plain.shown_at, plain.card_keys) == ("when_measured", 0, ())
-    assert catalog.FST_ACCEPTANCE.card_keys == ("fst_accepted", "fst_words", "fst_version")
+    assert fst.FST_ACCEPTANCE.card_keys == ("fst_accepted", "fst_words", "fst_version")
     assert catalog.CHRF_PLUS_PLUS.shown == "always"
-    assert catalog.ORTHOGRAPHY.shown == "never"
+    assert orthography.ORTHOGRAPHY.shown == "never"

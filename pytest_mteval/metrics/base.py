@@ -7,23 +7,28 @@ here may hold state that has to cross processes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from pytest_mteval.corpus import Corpus, Entry
+from pytest_mteval.metrics.definition import MetricDefinition
 from pytest_mteval.metrics.record import EntryRecord
 
 JSONDict = dict[str, Any]
+#: ``judge(entry, predicted)`` returns True/False, or None to leave the decision to the variants.
+Judge = Callable[[Entry, str], bool | None]
 
 
 @dataclass(frozen=True)
 class MetricContext:
-    """What a metric may know about the run when it is built (the same on every process)."""
+    """What a metric may know about the run when it is built (the same on every process):
+    the corpus, ``--mteval-fst``, and the equivalence judge a plugin contributed."""
 
     corpus: Corpus
     fst_path: Path | None = None
+    judge: Judge | None = None
 
 
 @runtime_checkable
@@ -49,3 +54,39 @@ class Metric(Protocol):
     def score_entry(self, entry: Entry, predicted: str) -> JSONDict: ...
 
     def aggregate(self, records: Sequence[EntryRecord]) -> JSONDict: ...
+
+
+@dataclass(frozen=True)
+class BuiltinFamily:
+    """A built-in metric family as its module declares it, in a module-level ``FAMILY``:
+    ``metrics/registry.py`` finds every such module of this package, so a new built-in metric
+    is one module (its definitions, its family class, this declaration) plus its weight in
+    ``scoring/composite.py`` when the composite weighs it.
+
+    ``kind`` is the family class: its ``name`` is the selection name (``--mteval-metrics``)
+    and its ``definitions`` the run-level metrics it contributes to ``metrics/catalog.py``.
+    ``build`` makes it for a run, or None when the run gives it no data. ``build_at`` is its
+    place among the families a run builds (the order of the per-entry fields and card keys
+    they write), ``report_at`` the place of its definitions among the built-in metrics (the
+    HTML report's order). A family not ``default`` is built only when asked for by name, and
+    ``why_unavailable`` says why it could not be then (on the card and the terminal).
+    """
+
+    kind: type[Metric]
+    build: Callable[[MetricContext], Metric | None]
+    build_at: int
+    report_at: int
+    default: bool = True
+    why_unavailable: Callable[[MetricContext], str] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.default and self.why_unavailable is None:
+            raise TypeError(f"{self.name}: a family off by default must say why_unavailable")
+
+    @property
+    def name(self) -> str:
+        return self.kind.name
+
+    @property
+    def definitions(self) -> tuple[MetricDefinition, ...]:
+        return tuple(getattr(self.kind, "definitions", ()))

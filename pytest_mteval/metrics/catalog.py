@@ -1,13 +1,14 @@
 """The registry of run-level metrics: name -> :class:`MetricDefinition`.
 
-The built-in definitions are listed here, in the order the HTML report shows them (the terminal
-summary orders them by their ``shown_at``), each with the card keys written with it, from which
-the score keys no plugin may take (``RESERVED``) are derived. A metric family
-registered through ``pytest_mteval_metrics`` may contribute definitions of its own (its
-``definitions`` attribute, see ``metrics/base.py``): registered at the start of a run, they
-are scored, resampled, gated and compared like the built-ins. Registering the same definition
-twice is harmless (the controller and every xdist worker register it); a different definition
-under a taken name is an error.
+The built-in definitions are the card's spine, declared here, and those of the metric families
+(each declared in its family's module, found by ``metrics/registry.py``), in the order the
+HTML report shows them (the terminal summary orders them by their ``shown_at``), each with the
+card keys written with it, from which the score keys no plugin may take (``RESERVED``) are
+derived. A metric family registered through ``pytest_mteval_metrics`` may contribute
+definitions of its own (its ``definitions`` attribute, see ``metrics/base.py``): registered at
+the start of a run, they are scored, resampled, gated and compared like the built-ins.
+Registering the same definition twice is harmless (the controller and every xdist worker
+register it); a different definition under a taken name is an error.
 """
 
 from __future__ import annotations
@@ -18,15 +19,8 @@ from types import MappingProxyType
 from typing import Final
 
 from pytest_mteval.errors import MtevalError
-from pytest_mteval.metrics.definition import (
-    FlaggedShare,
-    MeanOfScored,
-    MetricDefinition,
-    RatioOfCounts,
-    SacreFamily,
-    ShareOfAll,
-    Shown,
-)
+from pytest_mteval.metrics.definition import MetricDefinition, SacreFamily, ShareOfAll, Shown
+from pytest_mteval.metrics.registry import FAMILIES
 
 CHRF_PLUS_PLUS: Final = MetricDefinition(
     "chrf_plus_plus",
@@ -58,82 +52,13 @@ EXACT_MATCH: Final = MetricDefinition(
     shown_at=4,
     card_keys=("exact_matches",),
 )
-EQUIVALENT_MATCH: Final = MetricDefinition(
-    "equivalent_match_rate",
-    "equivalent match",
-    ShareOfAll("equivalent_match"),
-    shown_at=2,
-    card_keys=("equivalent_matches",),
-)
-FST_ACCEPTANCE: Final = MetricDefinition(
-    "fst_acceptance_rate",
-    "FST acceptance",
-    RatioOfCounts("fst_accepted_words", "fst_words"),
-    shown_at=1,
-    card_keys=("fst_accepted", "fst_words", "fst_version"),
-)
-MORPHOLOGICAL_ACCURACY: Final = MetricDefinition(
-    "morphological_accuracy",
-    "morphological accuracy",
-    RatioOfCounts("morphology_reproduced", "morphology_units"),
-    shown="never",
-)
-SEMANTIC: Final = MetricDefinition(
-    "semantic_score",
-    "semantic",
-    MeanOfScored("semantic_score"),
-    shown_at=5,
-    card_keys=("semantic_model",),
-)
-CODE_SWITCHING: Final = MetricDefinition(
-    "code_switching_rate",
-    "code-switching",
-    MeanOfScored("code_switching_detected"),
-    higher_is_better=False,
-    shown_at=3,
-    card_keys=("code_switching_entries", "target_script"),
-)
-HALLUCINATION: Final = MetricDefinition(
-    "hallucination_rate",
-    "hallucination",
-    FlaggedShare("hallucination_detected"),
-    higher_is_better=False,
-    shown_at=4,
-    card_keys=(
-        "hallucination_entries",
-        "hallucination_reasons",
-        "same_output_for_different_sources",
-        "another_entrys_reference",
-    ),
-)
-TERMINOLOGY: Final = MetricDefinition(
-    "terminology_adherence",
-    "terminology adherence",
-    RatioOfCounts("terminology_present", "terminology_required"),
-    shown="never",
-    card_keys=("terminology_required",),
-)
-ORTHOGRAPHY: Final = MetricDefinition(
-    "orthographic_accuracy",
-    "orthographic accuracy",
-    RatioOfCounts("orthography_valid_letters", "orthography_letters"),
-    shown="never",
-    card_keys=("orthography",),
-)
-
+#: The card's spine, scored on every run (per entry by ``metrics/record.py``).
+SPINE: Final = (CHRF_PLUS_PLUS, BLEU, TER, EXACT_MATCH)
+#: Every built-in definition: the spine, then each family's (``metrics/registry.py``) by its
+#: ``report_at``.
 BUILTIN: Final[tuple[MetricDefinition, ...]] = (
-    CHRF_PLUS_PLUS,
-    BLEU,
-    TER,
-    EXACT_MATCH,
-    EQUIVALENT_MATCH,
-    FST_ACCEPTANCE,
-    MORPHOLOGICAL_ACCURACY,
-    SEMANTIC,
-    CODE_SWITCHING,
-    HALLUCINATION,
-    TERMINOLOGY,
-    ORTHOGRAPHY,
+    *SPINE,
+    *(d for f in sorted(FAMILIES, key=lambda f: (f.report_at, f.name)) for d in f.definitions),
 )
 
 #: The run-level keys of the card's ``scores`` that belong to no metric: counts and speed of
@@ -229,5 +154,5 @@ def register_families(families: Iterable[object]) -> None:
 
 def unregister(name: str) -> None:
     """Forget a plugin's definition (tests); built-ins stay."""
-    if name not in {d.name for d in BUILTIN}:
+    if name not in _BUILTIN_NAMES:
         _registry.pop(name, None)

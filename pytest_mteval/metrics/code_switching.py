@@ -44,71 +44,23 @@ data): 9 flagged, 8 true, precision 0.89 (Wilson 95 % 0.56-0.98), unchanged by i
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from difflib import SequenceMatcher
-from functools import lru_cache
+from typing import Final
 
 from pytest_mteval.corpus import Corpus, Entry
-from pytest_mteval.metrics.base import JSONDict, MetricContext
-from pytest_mteval.metrics.catalog import CODE_SWITCHING
+from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, MetricContext
+from pytest_mteval.metrics.definition import MeanOfScored, MetricDefinition
 from pytest_mteval.metrics.fst import analyzer_for
 from pytest_mteval.metrics.invented_names import capitalized_inside_sentences, plain
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import corpus_resources, lexicon_words
+from pytest_mteval.metrics.spelling import by_length, similar_to_any_of
 from pytest_mteval.metrics.terminology import load_glossary
 from pytest_mteval.metrics.text import folded_words, words
 from pytest_mteval.metrics.word_data import WordData, acronym_parts, word_data
 from pytest_mteval.metrics.writing_systems import dominant_system, system_of_word
 
 MIN_LETTERS = 4
-SIMILAR = 0.75
-
-
-def similar_to_any(word: str, others: Iterable[str]) -> bool:
-    """Whether ``word`` (already plain) spells like one of ``others`` (already plain)."""
-    return any(_similar(word, other) for other in others)
-
-
-def by_length(words: Iterable[str]) -> dict[int, list[str]]:
-    """Words grouped by length, so a comparison visits only lengths that could be similar."""
-    groups: dict[int, list[str]] = {}
-    for word in words:
-        groups.setdefault(len(word), []).append(word)
-    return groups
-
-
-def similar_to_any_of(word: str, groups: dict[int, list[str]]) -> bool:
-    """:func:`similar_to_any` over words grouped by :func:`by_length`; lengths beyond half the
-    word's length apart are never similar (the first bound of :func:`_similar`)."""
-    reach = len(word) // 2
-    return any(
-        _similar(word, other)
-        for length in range(len(word) - reach, len(word) + reach + 1)
-        for other in groups.get(length, ())
-    )
-
-
-@lru_cache(maxsize=1 << 18)
-def _similar(word: str, other: str) -> bool:
-    """difflib's ratio >= SIMILAR, for a pair of words (memoized: words recur across a corpus).
-
-    The length bound and the shared-letters bound checked first are upper bounds of ``ratio``
-    (difflib's ``real_quick_ratio`` and ``quick_ratio``), so they change no verdict.
-    """
-    total = len(word) + len(other)
-    if abs(len(other) - len(word)) > len(word) // 2 or not total:
-        return False
-    if 2.0 * min(len(word), len(other)) / total < SIMILAR:
-        return False
-    if 2.0 * (_letter_counts(word) & _letter_counts(other)).total() / total < SIMILAR:
-        return False
-    return SequenceMatcher(None, word, other, autojunk=False).ratio() >= SIMILAR
-
-
-@lru_cache(maxsize=65536)
-def _letter_counts(word: str) -> Counter[str]:
-    return Counter(word)
 
 
 def source_names(sources: Iterable[str]) -> frozenset[str]:
@@ -119,6 +71,16 @@ def source_names(sources: Iterable[str]) -> frozenset[str]:
         for word in words(source):
             (capitalized if word[0].isupper() else lower).add(word.casefold())
     return frozenset(capitalized - lower)
+
+
+CODE_SWITCHING: Final = MetricDefinition(
+    "code_switching_rate",
+    "code-switching",
+    MeanOfScored("code_switching_detected"),
+    higher_is_better=False,
+    shown_at=3,
+    card_keys=("code_switching_entries", "target_script"),
+)
 
 
 class CodeSwitching:
@@ -298,3 +260,6 @@ def build(context: MetricContext) -> CodeSwitching:
         word_data=word_data(corpus.dataset.source_language, corpus.dataset.target_language),
         source_vocabulary=frozenset().union(*(folded_words(e.source) for e in corpus.entries)),
     )
+
+
+FAMILY: Final = BuiltinFamily(CodeSwitching, build, build_at=5, report_at=5)

@@ -1,23 +1,31 @@
 """Equivalent match: the prediction equals the reference or one of the entry's acceptable
 variants (after exact match's normalization), or a language plugin says it is equivalent.
 
-The plugin decides first (the ``pytest_mteval_equivalent`` hook, passed in as ``judge``); when it
+The plugin decides first (the ``pytest_mteval_equivalent`` hook, the context's ``judge``); when it
 abstains (None) the built-in comparison decides. The run's rate is null when nothing could
 tell an equivalent apart from an exact match: no entry has variants and no judge ever answered.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Final
 
 from pytest_mteval.corpus import Entry
-from pytest_mteval.metrics.base import JSONDict, MetricContext
-from pytest_mteval.metrics.catalog import EQUIVALENT_MATCH
+from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, Judge, MetricContext
+from pytest_mteval.metrics.definition import MetricDefinition, ShareOfAll
 from pytest_mteval.metrics.match import equivalent_match
 from pytest_mteval.metrics.record import EntryRecord
 
-#: ``judge(entry, predicted)`` returns True/False, or None to leave the decision to the variants.
-Judge = Callable[[Entry, str], bool | None]
+__all__ = ["EQUIVALENT_MATCH", "FAMILY", "EquivalentMatch", "Judge", "build"]
+
+EQUIVALENT_MATCH: Final = MetricDefinition(
+    "equivalent_match_rate",
+    "equivalent match",
+    ShareOfAll("equivalent_match"),
+    shown_at=2,
+    card_keys=("equivalent_matches",),
+)
 
 
 class EquivalentMatch:
@@ -45,6 +53,9 @@ class EquivalentMatch:
         }
 
 
-def build(context: MetricContext, judge: Judge | None = None) -> EquivalentMatch:
+def build(context: MetricContext) -> EquivalentMatch:
     """Always available: without variants or a judge it still records per-entry matches."""
-    return EquivalentMatch(judge)
+    return EquivalentMatch(context.judge)
+
+
+FAMILY: Final = BuiltinFamily(EquivalentMatch, build, build_at=3, report_at=1)

@@ -18,12 +18,12 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from pytest_mteval.corpus import Entry
 from pytest_mteval.errors import MtevalError
-from pytest_mteval.metrics.base import JSONDict, MetricContext
-from pytest_mteval.metrics.catalog import FST_ACCEPTANCE
+from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, MetricContext
+from pytest_mteval.metrics.definition import MetricDefinition, RatioOfCounts
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.text import words
@@ -111,6 +111,15 @@ def analyzer_for(context: MetricContext) -> Analyzer | None:
     return None if path is None else load_analyzer(path)
 
 
+FST_ACCEPTANCE: Final = MetricDefinition(
+    "fst_acceptance_rate",
+    "FST acceptance",
+    RatioOfCounts("fst_accepted_words", "fst_words"),
+    shown_at=1,
+    card_keys=("fst_accepted", "fst_words", "fst_version"),
+)
+
+
 class FstAcceptance:
     """Per entry: whether every word is accepted, and which are not; per run: accepted words
     over all words (errored entries add no words)."""
@@ -145,3 +154,6 @@ def build(context: MetricContext) -> FstAcceptance | None:
     """FST acceptance for this run, or None when no analyzer is configured."""
     analyzer = analyzer_for(context)
     return None if analyzer is None else FstAcceptance(analyzer)
+
+
+FAMILY: Final = BuiltinFamily(FstAcceptance, build, build_at=1, report_at=2)

@@ -41,12 +41,13 @@ import re
 import statistics
 from collections import Counter
 from collections.abc import Sequence
+from typing import Final
 
 import regex
 
 from pytest_mteval.corpus import Corpus, Entry
-from pytest_mteval.metrics.base import JSONDict, MetricContext
-from pytest_mteval.metrics.catalog import HALLUCINATION
+from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, MetricContext
+from pytest_mteval.metrics.definition import FlaggedShare, MetricDefinition
 from pytest_mteval.metrics.invented_names import lower_case_vocabulary, name_checks_apply, new_names
 from pytest_mteval.metrics.numerals import cjk_numbers
 from pytest_mteval.metrics.outputs_of_other_entries import fits_other_reference, same_output
@@ -91,6 +92,21 @@ def loops(text: str) -> set[str]:
 
 def _outside(value: float, factor: float) -> bool:
     return not 1 / factor <= value <= factor
+
+
+HALLUCINATION: Final = MetricDefinition(
+    "hallucination_rate",
+    "hallucination",
+    FlaggedShare("hallucination_detected"),
+    higher_is_better=False,
+    shown_at=4,
+    card_keys=(
+        "hallucination_entries",
+        "hallucination_reasons",
+        "same_output_for_different_sources",
+        "another_entrys_reference",
+    ),
+)
 
 
 class Hallucination:
@@ -179,3 +195,6 @@ def build(context: MetricContext) -> Hallucination:
             (e.reference for e in corpus.entries), (e.source for e in corpus.entries)
         ),
     )
+
+
+FAMILY: Final = BuiltinFamily(Hallucination, build, build_at=6, report_at=6)

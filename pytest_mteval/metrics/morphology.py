@@ -26,10 +26,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Final
 
 from pytest_mteval.corpus import Corpus, Entry
-from pytest_mteval.metrics.base import JSONDict, MetricContext
-from pytest_mteval.metrics.catalog import MORPHOLOGICAL_ACCURACY
+from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, MetricContext
+from pytest_mteval.metrics.definition import MetricDefinition, RatioOfCounts
 from pytest_mteval.metrics.fst import Analyzer, analyzer_for
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.text import nfc, words
@@ -60,6 +61,14 @@ def in_order(morphemes: Sequence[str], word: str) -> int:
         if at >= 0:
             found, position = found + 1, at + len(morpheme)
     return found
+
+
+MORPHOLOGICAL_ACCURACY: Final = MetricDefinition(
+    "morphological_accuracy",
+    "morphological accuracy",
+    RatioOfCounts("morphology_reproduced", "morphology_units"),
+    shown="never",
+)
 
 
 class MorphologicalAccuracy:
@@ -136,3 +145,6 @@ def build(context: MetricContext) -> MorphologicalAccuracy | None:
         return None
     analyzer = analyzer_for(context)
     return None if analyzer is None else MorphologicalAccuracy(analyzer, gold)
+
+
+FAMILY: Final = BuiltinFamily(MorphologicalAccuracy, build, build_at=2, report_at=3)

@@ -18,12 +18,13 @@ cut short (fewer ``b``, ``l``, ``u``) could beat the whole copy.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 import regex
 
 from pytest_mteval.corpus import Entry
-from pytest_mteval.metrics.base import JSONDict, MetricContext
-from pytest_mteval.metrics.catalog import ORTHOGRAPHY
+from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, MetricContext
+from pytest_mteval.metrics.definition import MetricDefinition, RatioOfCounts
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import Orthography, corpus_resources
 from pytest_mteval.metrics.text import nfc
@@ -32,6 +33,15 @@ _LETTER = regex.compile(r"\p{L}\p{M}*")
 _WORD = regex.compile(r"[\p{L}\p{M}\p{N}'’-]+")
 #: Foreign letters listed per entry, at most this many distinct ones.
 MAX_LISTED = 20
+
+
+ORTHOGRAPHY: Final = MetricDefinition(
+    "orthographic_accuracy",
+    "orthographic accuracy",
+    RatioOfCounts("orthography_valid_letters", "orthography_letters"),
+    shown="never",
+    card_keys=("orthography",),
+)
 
 
 class OrthographicAccuracy:
@@ -73,3 +83,6 @@ def build(context: MetricContext) -> OrthographicAccuracy | None:
     if resources is None or resources.orthography is None:
         return None
     return OrthographicAccuracy(resources.orthography)
+
+
+FAMILY: Final = BuiltinFamily(OrthographicAccuracy, build, build_at=4, report_at=8)

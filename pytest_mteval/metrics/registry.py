@@ -1,43 +1,55 @@
 """The built-in metric families of a run, each present only when the run makes it possible
-(an analyzer, gold analyses, a glossary, an embedder for the target language...)."""
+(an analyzer, gold analyses, a glossary, an embedder for the target language...).
+
+The families are found, not listed: every module of this package that declares a ``FAMILY``
+(a :class:`~pytest_mteval.metrics.base.BuiltinFamily`) is one, so adding a built-in metric is
+adding its module. The selection (``metrics/selection.py``) and the catalog of definitions
+(``metrics/catalog.py``) read them from here.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+import pkgutil
+from collections.abc import Iterable
+from dataclasses import replace
+from types import ModuleType
 from typing import TYPE_CHECKING, Final
 
-from pytest_mteval.metrics import (
-    code_switching,
-    equivalence,
-    fst,
-    hallucination,
-    morphology,
-    orthography,
-    semantic,
-    terminology,
-)
-from pytest_mteval.metrics.base import Metric, MetricContext
-from pytest_mteval.metrics.equivalence import Judge
+import pytest_mteval.metrics
+from pytest_mteval.metrics.base import BuiltinFamily, Judge, Metric, MetricContext
 
 if TYPE_CHECKING:
     from pytest_mteval.metrics.selection import MetricSelection
 
-Builder = Callable[[MetricContext, "Judge | None"], "Metric | None"]
+#: The modules of this package that read the families (importing them while finding the
+#: families would be circular); every other module is looked at.
+_READERS: Final = frozenset({"catalog", "registry", "selection"})
 
-#: The optional metric families, by their ``Metric.name``, in the order a run builds them: the
-#: one list of them (``--mteval-metrics`` and ``--mteval-skip-metric`` read it).
-BUILDERS: Final[dict[str, Builder]] = {
-    "fst": lambda context, judge: fst.build(context),
-    "morphology": lambda context, judge: morphology.build(context),
-    "equivalence": lambda context, judge: equivalence.build(context, judge),
-    "orthography": lambda context, judge: orthography.build(context),
-    "code_switching": lambda context, judge: code_switching.build(context),
-    "hallucination": lambda context, judge: hallucination.build(context),
-    "terminology": lambda context, judge: terminology.build(context),
-    "semantic": lambda context, judge: semantic.build(context),
-}
-#: Built only when asked for: the semantic score needs the optional extra and its model.
-OFF_BY_DEFAULT: Final = frozenset({"semantic"})
+
+def package_modules(package: ModuleType = pytest_mteval.metrics) -> Iterable[ModuleType]:
+    """Every module of ``package`` (its ``__path__``, so a directory added to it counts too)."""
+    for found in pkgutil.iter_modules(package.__path__):
+        if found.name not in _READERS and not found.ispkg:
+            yield importlib.import_module(f"{package.__name__}.{found.name}")
+
+
+def discover(modules: Iterable[ModuleType]) -> tuple[BuiltinFamily, ...]:
+    """The ``FAMILY`` of each module that has one, in the order a run builds them; two
+    families under one name are an error."""
+    families = [m.FAMILY for m in modules if isinstance(getattr(m, "FAMILY", None), BuiltinFamily)]
+    families.sort(key=lambda family: (family.build_at, family.name))
+    names = [family.name for family in families]
+    if len(set(names)) != len(names):
+        raise RuntimeError(f"metric families declared twice: {sorted(names)}")
+    return tuple(families)
+
+
+#: The optional metric families in the order a run builds them: ``--mteval-metrics`` and
+#: ``--mteval-skip-metric`` choose among them by their ``name``.
+FAMILIES: Final = discover(package_modules())
+#: Built only when asked for (the semantic score: it needs the optional extra and its model).
+OFF_BY_DEFAULT: Final = frozenset(family.name for family in FAMILIES if not family.default)
 
 
 def builtin_metrics(
@@ -46,9 +58,11 @@ def builtin_metrics(
     selection: MetricSelection | None = None,
 ) -> list[Metric]:
     """The selected metrics this run makes possible; a metric not selected is never built
-    (the semantic score's model is not even loaded)."""
-    wanted = selection.wanted if selection else frozenset(BUILDERS) - OFF_BY_DEFAULT
-    candidates = [build(context, judge) for name, build in BUILDERS.items() if name in wanted]
+    (the semantic score's model is not even loaded). ``judge`` is the equivalence judge."""
+    if judge is not None:
+        context = replace(context, judge=judge)
+    wanted = selection.wanted if selection else {f.name for f in FAMILIES if f.default}
+    candidates = [family.build(context) for family in FAMILIES if family.name in wanted]
     return [metric for metric in candidates if metric is not None]
 
 
@@ -60,7 +74,10 @@ def not_computed(
     wanted = selection.wanted if selection else frozenset()
     names = {metric.name for metric in built}
     return [
-        f"{name}: {semantic.why_unavailable(context)}"
-        for name in sorted(OFF_BY_DEFAULT)
-        if name in wanted and name not in names
+        f"{family.name}: {family.why_unavailable(context)}"
+        for family in sorted(FAMILIES, key=lambda family: family.name)
+        if family.why_unavailable is not None
+        and not family.default
+        and family.name in wanted
+        and family.name not in names
     ]

@@ -8,16 +8,13 @@ same sums make bootstrap resampling cheap: a resample is a sum over resampled in
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any
+from typing import Any, Final
 
 from sacrebleu.metrics.bleu import BLEU
 from sacrebleu.metrics.chrf import CHRF
 from sacrebleu.metrics.ter import TER
-
-#: Families scored from statistics, with the order of the columns they sum.
-FAMILIES: tuple[str, ...] = ("chrf", "bleu", "ter")
 
 
 @cache
@@ -42,8 +39,18 @@ def ter() -> TER:
     return TER()
 
 
+#: The corpus metric of each family scored from statistics (``SacreFamily`` names them).
+_CORPUS_METRIC: Final[dict[str, Callable[[], Any]]] = {
+    "chrf": chrf_pp,
+    "bleu": bleu_corpus,
+    "ter": ter,
+}
+#: Families scored from statistics, in the order a record holds them.
+FAMILIES: tuple[str, ...] = tuple(_CORPUS_METRIC)
+
+
 def _metric(family: str) -> Any:
-    return {"chrf": chrf_pp, "bleu": bleu_corpus, "ter": ter}[family]()
+    return _CORPUS_METRIC[family]()
 
 
 #: One float object per value seen in statistics: they are small counts, so a run's records

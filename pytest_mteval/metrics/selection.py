@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pytest_mteval.errors import MtevalError
-from pytest_mteval.metrics.registry import BUILDERS, OFF_BY_DEFAULT
+from pytest_mteval.metrics.registry import FAMILIES, OFF_BY_DEFAULT
 
-#: The optional metrics, by their ``Metric.name`` (the families ``metrics/registry.py`` builds).
-OPTIONAL: tuple[str, ...] = tuple(BUILDERS)
+#: The optional metrics, by their ``Metric.name`` (the families ``metrics/registry.py`` finds).
+OPTIONAL: tuple[str, ...] = tuple(family.name for family in FAMILIES)
 DEFAULT = frozenset(OPTIONAL) - OFF_BY_DEFAULT
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import Final, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -42,8 +42,8 @@ from numpy.typing import NDArray
 from pytest_mteval.corpus import Entry
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.languages import canonical
-from pytest_mteval.metrics.base import JSONDict, MetricContext
-from pytest_mteval.metrics.catalog import SEMANTIC
+from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, MetricContext
+from pytest_mteval.metrics.definition import MeanOfScored, MetricDefinition
 from pytest_mteval.metrics.multilingual_embedder import (
     RUNTIME_VARIABLE,
     MultilingualEmbedder,
@@ -110,6 +110,15 @@ def _unit_rows(matrix: NDArray[np.float64]) -> NDArray[np.float64]:
     return unit
 
 
+SEMANTIC: Final = MetricDefinition(
+    "semantic_score",
+    "semantic",
+    MeanOfScored("semantic_score"),
+    shown_at=5,
+    card_keys=("semantic_model",),
+)
+
+
 class SemanticScore:
     """Per entry: BERTScore F1 (cosine of sentence vectors for a sentence-only embedder),
     clamped to 0..1; per run: the mean over translated entries."""
@@ -163,3 +172,8 @@ def build(context: MetricContext, embedder: Embedder | None = None) -> SemanticS
     if embedder.languages is not None and target not in embedder.languages:
         return None
     return SemanticScore(embedder)
+
+
+FAMILY: Final = BuiltinFamily(
+    SemanticScore, build, build_at=8, report_at=4, default=False, why_unavailable=why_unavailable
+)

@@ -18,12 +18,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from typing import Final
 
 import regex
 
 from pytest_mteval.corpus import Corpus, Entry
-from pytest_mteval.metrics.base import JSONDict, MetricContext
-from pytest_mteval.metrics.catalog import TERMINOLOGY
+from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, MetricContext
+from pytest_mteval.metrics.definition import MetricDefinition, RatioOfCounts
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import ResourceError
 from pytest_mteval.metrics.text import WORD_CHAR, nfc
@@ -44,6 +45,15 @@ def _pattern(term: str, whole_word: bool) -> regex.Pattern[str]:
 def occurs(term: str, text: str, *, whole_word: bool) -> bool:
     """Whether ``term`` occurs in ``text`` (already NFC and case-folded)."""
     return bool(term.strip()) and _pattern(term, whole_word).search(text) is not None
+
+
+TERMINOLOGY: Final = MetricDefinition(
+    "terminology_adherence",
+    "terminology adherence",
+    RatioOfCounts("terminology_present", "terminology_required"),
+    shown="never",
+    card_keys=("terminology_required",),
+)
 
 
 class TerminologyAdherence:
@@ -110,3 +120,6 @@ def build(context: MetricContext) -> TerminologyAdherence | None:
     if not glossary and not any(entry.terms for entry in context.corpus.entries):
         return None
     return TerminologyAdherence(glossary)
+
+
+FAMILY: Final = BuiltinFamily(TerminologyAdherence, build, build_at=7, report_at=7)
