@@ -10,6 +10,7 @@ import pytest
 from pytest_mteval.corpus import Entry
 from pytest_mteval.metrics import code_switching
 from pytest_mteval.metrics.code_switching import kept_mentions, quoted_words
+from pytest_mteval.metrics.text import words
 from pytest_mteval.metrics.word_data import WordData, word_data
 
 #: Zipf frequencies by hand (not wordfreq's): (word, language) -> value; any other is 0.
@@ -38,6 +39,8 @@ def by_hand(word: str, language: str) -> float:
         ("“The Gift” and “Yellowstone,”", {"the", "gift", "yellowstone"}),
         ("It's the Smiths' house, don't you know", set()),  # apostrophes quote nothing
         ('"We currently do not have a suspect" he said', set()),  # speech: over 3 words
+        ('"Why not?" he asked, and "came up." she wrote', set()),  # speech: a sentence ends
+        ('They call it "Yellowstone," and so on', {"yellowstone"}),  # a comma ends nothing
     ],
 )
 def test_a_quotation_is_a_mention_when_it_has_at_most_three_words(
@@ -53,12 +56,12 @@ def test_a_mention_is_kept_only_where_the_output_quotes_it_too() -> None:
     assert kept_mentions("No quotation here.", '"No" "quotation"') == frozenset()
 
 
-def detector(data: WordData) -> code_switching.CodeSwitching:
+def detector(data: WordData | None) -> code_switching.CodeSwitching:
     return code_switching.CodeSwitching(None, frozenset(), frozenset(), word_data=data)
 
 
 def leaked(metric: code_switching.CodeSwitching, entry: Entry, output: str) -> list[str]:
-    return metric.leaked(code_switching.words(output), entry, output)
+    return metric.leaked(words(output), entry, output)
 
 
 def test_a_quoted_mention_is_not_untranslated_but_the_same_word_unquoted_is() -> None:
@@ -71,7 +74,7 @@ def test_a_quoted_mention_is_not_untranslated_but_the_same_word_unquoted_is() ->
     # "guys" is not in the quotation: kept, it is leaked whatever the output quotes
     assert leaked(metric, entry, "Diese „Whassup“ guys sind alt.") == ["guys"]
     # without the output's text, nothing is known to be quoted (the older call)
-    assert metric.leaked(code_switching.words("Diese „Whassup“ Typen."), entry) == ["Whassup"]
+    assert metric.leaked(words("Diese „Whassup“ Typen."), entry) == ["Whassup"]
 
 
 def test_quoted_speech_kept_in_quotes_is_still_untranslated() -> None:

@@ -20,8 +20,9 @@ source and nothing explains it:
 - it is a *mention* kept as one: the source quotes it in a quotation of at most 3 words (a
   title, brand, slogan or catchphrase: "The Gift", "McCrispy", "zoom zoom", "whassup"), and
   the output quotes it too. A form cited as a form is kept by translators on purpose, and
-  raters do not call it untranslated text: on WMT23 en->de, 2 of the 70 outputs that keep
-  such a quotation in quotes are marked; longer quotations are speech, and translated.
+  raters do not call it untranslated text: on WMT23 en->de, 2 of the 71 outputs that keep
+  such a quotation in quotes are marked. Longer quotations, and short ones that end a
+  sentence inside their marks ("Why not?"), are speech, which a translation translates.
 
 An output with *no text of its own* is untranslated as a whole (MQM: non-translation): no
 word, or only words of the corpus's sources that the reference does not use, the last one
@@ -74,6 +75,9 @@ SIMILAR = 0.75
 #: The longest quotation that is a mention (a name, title, slogan or catchphrase) rather
 #: than quoted speech: a clause takes more words.
 MENTION_WORDS = 3
+#: What ends a sentence: a quotation that ends with one inside its marks ("Why not?",
+#: "came up.") is speech, however short.
+SENTENCE_END = ".?!…。？！"
 #: Quotation marks of the scripts' typographies, paired loosely ("..." and „...“ and «...»):
 #: a quotation opens after a character that is not a letter, mark or digit and closes before
 #: one, so the apostrophes of "don't" and "Trump's" open and close nothing.
@@ -84,11 +88,13 @@ _QUOTATION = regex.compile(
 
 
 def quoted_words(text: str) -> frozenset[str]:
-    """The words (case-folded) of the text's quotations of at most MENTION_WORDS words."""
+    """The words (case-folded) of the text's mentions: quotations of at most MENTION_WORDS
+    words that do not end a sentence inside their marks."""
     return frozenset(
         word.casefold()
         for quotation in _QUOTATION.findall(text)
         if len(found := words(quotation)) <= MENTION_WORDS
+        and not quotation.rstrip().endswith(tuple(SENTENCE_END))
         for word in found
     )
 
