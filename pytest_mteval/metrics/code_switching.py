@@ -38,15 +38,16 @@ Numbers are never words here (``text.words`` drops tokens with digits).
 
 Measured against MQM (``benchmarks/validity.py``: an output is marked when some rater marked
 Untranslated text, Source language fragment or Non-translation on it). WMT23 en->de side by
-side (936 outputs of 9 systems, refA): precision 0.88 (30 of 34 flagged), recall 0.27 (30 of
-112); without the mention rule 0.77 (30 of 39) and 0.27, without the acronym rule too 0.62
-(15 of 24) and 0.13; before issue 22 0.31 and 0.29. Most marks left are names kept in
-English, which raters mark in some outputs and not in others ("President's Cup" in all 8
-that keep it, "Cook County" in none of 9): blaming runs of source words kept in order, names
-included, reaches recall 0.67 at precision 0.19. WMT21 TED zh->en (6,877 outputs, refB):
-never fires, 1 output marked. By hand audit of real LLM outputs
-(``benchmarks/code_switching_audit.py``, 567 entries into sna, arb, sme, amh, que: no word
-data): 9 flagged, 8 true, precision 0.89 (Wilson 95 % 0.56-0.98), unchanged by issue 22.
+side (936 outputs of 9 systems, refA): precision 0.88 (30 of 34 flagged; Wilson 95 %
+0.73-0.95), recall 0.27 (30 of 112); without the mention rule 0.77 (30 of 39) and 0.27,
+without the acronym rule too 0.62 (15 of 24) and 0.13; before issue 22 0.31 and 0.29. Most
+marks left are names kept in English, which raters mark in some outputs and not in others
+("President's Cup" in all 8 that keep it, "Cook County" in none of 9): blaming runs of
+source words kept in order, names included, reaches recall 0.67 at precision 0.19. WMT21 TED
+zh->en (6,877 outputs, refB): never fires, 1 output marked. By hand audit of real LLM
+outputs (``benchmarks/code_switching_audit.py``, 567 entries into sna, arb, sme, amh, que:
+no word data): 9 flagged, 8 true, precision 0.89 (Wilson 95 % 0.56-0.98), unchanged by issue
+22.
 """
 
 from __future__ import annotations
