@@ -9,7 +9,7 @@ import pytest
 
 from pytest_mteval.corpus import Entry
 from pytest_mteval.metrics import code_switching
-from pytest_mteval.metrics.code_switching import kept_mentions, quoted_words
+from pytest_mteval.metrics.quoted_mentions import kept_mentions, quoted_words
 from pytest_mteval.metrics.text import words
 from pytest_mteval.metrics.word_data import WordData, word_data
 

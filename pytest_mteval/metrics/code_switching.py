@@ -16,19 +16,13 @@ source and nothing explains it:
 - without word data (Plains Cree, Northern Sami...), the corpus stands in for it: the word is
   in any reference or variant of the corpus, spells like a word of the reference (similarity
   >= 0.75 without accents and case), or the target's analyzer accepts it (without one, it is
-  shorter than 4 letters).
-- it is a *mention* kept as one: the source quotes it in a quotation of at most 3 words (a
-  title, brand, slogan or catchphrase: "The Gift", "McCrispy", "zoom zoom", "whassup"), and
-  the output quotes it too. A form cited as a form is kept by translators on purpose, and
-  raters do not call it untranslated text: on WMT23 en->de, 2 of the 71 outputs that keep
-  such a quotation in quotes are marked. Longer quotations, and short ones that end a
-  sentence inside their marks ("Why not?"), are speech, which a translation translates.
+  shorter than 4 letters);
+- it is a mention (``quoted_mentions``): a short quotation of the source, quoted again.
 
 An output with *no text of its own* is untranslated as a whole (MQM: non-translation): no
 word, or only words of the corpus's sources that the reference does not use, the last one
 perhaps cut short (a copied, cut or upper-cased source, its first word, another entry's
-source). Without this, such an output passed as "free of source-language text" and took that
-share of the composite: a first-word method beat the identity floor (issue 22).
+source; without this, a first-word method beat the identity floor, issue 22).
 
 A predicted word is in the *wrong script* when its writing system is neither the target's
 (the dominant one of the corpus's references) nor one that this entry's reference uses, unless
@@ -36,18 +30,14 @@ it is a name taken from the source. An entry is flagged when it has any of the t
 ``code_switching_rate`` is the share of translated entries flagged (errors are not counted).
 Numbers are never words here (``text.words`` drops tokens with digits).
 
-Measured against MQM (``benchmarks/validity.py``: an output is marked when some rater marked
-Untranslated text, Source language fragment or Non-translation on it). WMT23 en->de side by
-side (936 outputs of 9 systems, refA): precision 0.88 (30 of 34 flagged; Wilson 95 %
-0.73-0.95), recall 0.27 (30 of 112); without the mention rule 0.77 (30 of 39) and 0.27,
-without the acronym rule too 0.62 (15 of 24) and 0.13; before issue 22 0.31 and 0.29. Most
-marks left are names kept in English, which raters mark in some outputs and not in others
-("President's Cup" in all 8 that keep it, "Cook County" in none of 9): blaming runs of
-source words kept in order, names included, reaches recall 0.67 at precision 0.19. WMT21 TED
-zh->en (6,877 outputs, refB): never fires, 1 output marked. By hand audit of real LLM
-outputs (``benchmarks/code_switching_audit.py``, 567 entries into sna, arb, sme, amh, que:
-no word data): 9 flagged, 8 true, precision 0.89 (Wilson 95 % 0.56-0.98), unchanged by issue
-22.
+Measured (``benchmarks/validity.py``; an output is marked when some rater marked Untranslated
+text, Source language fragment or Non-translation on it), precision / recall per data set:
+- WMT23 en->de side by side (936 outputs, refA): 0.88 (30 of 34, Wilson 95 % 0.73-0.95) /
+  0.27 (30 of 112); 0.77 / 0.27 before the mention rule, 0.31 / 0.29 before issue 22. Most
+  marks missed are names kept in English, marked in some segments, not in others.
+- WMT21 TED zh->en (6,877 outputs, refB): never fires; 1 output marked.
+- hand audit of real LLM outputs into sna, arb, sme, amh, que (no word data; 567 entries,
+  ``benchmarks/code_switching_audit.py``): 0.89 (8 of 9, Wilson 95 % 0.56-0.98).
 """
 
 from __future__ import annotations
@@ -57,13 +47,12 @@ from collections.abc import Callable, Iterable, Sequence
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-import regex
-
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.catalog import CODE_SWITCHING
 from pytest_mteval.metrics.fst import analyzer_for
 from pytest_mteval.metrics.invented_names import capitalized_inside_sentences, plain
+from pytest_mteval.metrics.quoted_mentions import kept_mentions
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import corpus_resources, lexicon_words
 from pytest_mteval.metrics.terminology import load_glossary
@@ -73,38 +62,6 @@ from pytest_mteval.metrics.writing_systems import dominant_system, system_of_wor
 
 MIN_LETTERS = 4
 SIMILAR = 0.75
-#: The longest quotation that is a mention (a name, title, slogan or catchphrase) rather
-#: than quoted speech: a clause takes more words.
-MENTION_WORDS = 3
-#: What ends a sentence: a quotation that ends with one inside its marks ("Why not?",
-#: "came up.") is speech, however short.
-SENTENCE_END = ".?!…。？！"
-#: Quotation marks of the scripts' typographies, paired loosely ("..." and „...“ and «...»):
-#: a quotation opens after a character that is not a letter, mark or digit and closes before
-#: one, so the apostrophes of "don't" and "Trump's" open and close nothing.
-QUOTES = "\"'“”„‟«»‹›‚‘’「」『』"
-_QUOTATION = regex.compile(
-    rf"(?<![\p{{L}}\p{{M}}\p{{N}}])[{QUOTES}]([^{QUOTES}\n]+)[{QUOTES}](?![\p{{L}}\p{{M}}\p{{N}}])"
-)
-
-
-def quoted_words(text: str) -> frozenset[str]:
-    """The words (case-folded) of the text's mentions: quotations of at most MENTION_WORDS
-    words that do not end a sentence inside their marks."""
-    return frozenset(
-        word.casefold()
-        for quotation in _QUOTATION.findall(text)
-        if len(found := words(quotation)) <= MENTION_WORDS
-        and not quotation.rstrip().endswith(tuple(SENTENCE_END))
-        for word in found
-    )
-
-
-def kept_mentions(source: str, predicted: str) -> frozenset[str]:
-    """Words the source quotes as a mention and the output quotes too (see the module
-    docstring): the translator kept a quoted form as a form, not as untranslated text."""
-    in_source = quoted_words(source)
-    return in_source & quoted_words(predicted) if in_source else frozenset()
 
 
 def similar_to_any(word: str, others: Iterable[str]) -> bool:
@@ -186,18 +143,15 @@ class CodeSwitching:
         self.is_target_word = is_target_word
 
     def leaked(self, predicted_words: list[str], entry: Entry, predicted: str = "") -> list[str]:
-        """The leaked words (module docstring); ``predicted``, the output's text, shows which
-        of them it quotes (without it, none)."""
         source = folded_words(entry.source) | {
             w.casefold() for w in acronym_parts(words(entry.source))
         }
+        source -= kept_mentions(entry.source, predicted)  # kept as cited, not untranslated
         names = self.names | {w.casefold() for w in capitalized_inside_sentences(entry.source)}
-        mentions = kept_mentions(entry.source, predicted)
         found = [
             word
             for word in [*predicted_words, *acronym_parts(predicted_words)]
             if word.casefold() in source
-            and word.casefold() not in mentions
             and not in_lexicon(plain(word), self.lexicon)
             and (
                 self.untranslated_acronym(word)
