@@ -33,9 +33,10 @@ Numbers are never words here (``text.words`` drops tokens with digits).
 Measured (``benchmarks/validity.py``; an output is marked when some rater marked Untranslated
 text, Source language fragment or Non-translation on it), precision / recall per data set:
 - WMT23 en->de side by side (936 outputs, refA): 0.88 (30 of 34, Wilson 95 % 0.73-0.95) /
-  0.27 (30 of 112); 0.77 / 0.27 before the mention rule, 0.31 / 0.29 before issue 22. Most
-  marks missed are names kept in English, marked in some segments, not in others.
+  0.27 (30 of 112); 0.77 / 0.27 before the mention rule, 0.31 / 0.29 before issue 22.
 - WMT21 TED zh->en (6,877 outputs, refB): never fires; 1 output marked.
+- FLORES-200's human translations as outputs (``code_switching_references.py``), flagged of
+  506: 6, 2, 3 into deu, fra, spa; 0, 4 into eng from deu, fra.
 - hand audit of real LLM outputs into sna, arb, sme, amh, que (no word data; 567 entries,
   ``benchmarks/code_switching_audit.py``): 0.89 (8 of 9, Wilson 95 % 0.56-0.98).
 """
