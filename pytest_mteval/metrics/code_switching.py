@@ -37,8 +37,7 @@ text, Source language fragment or Non-translation on it), precision / recall per
 - WMT21 TED zh->en (6,877 outputs, refB): never fires; 1 output marked.
 - FLORES-200's human translations as outputs (``code_switching_references.py``), flagged of
   506: 6, 2, 3 into deu, fra, spa; 0, 4 into eng from deu, fra.
-- hand audit of real LLM outputs into sna, arb, sme, amh, que (no word data; 567 entries,
-  ``benchmarks/code_switching_audit.py``): 0.89 (8 of 9, Wilson 95 % 0.56-0.98).
+- hand audit of 567 LLM outputs into sna, arb, sme, amh, que (no word data): 0.89 (8 of 9).
 """
 
 from __future__ import annotations
