@@ -11,22 +11,22 @@ from typing import Any
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.foreign_view import read_verified
-from pytest_mteval.cli.audit import add_audit_command
-from pytest_mteval.cli.audit_log import add_audit_log_command
-from pytest_mteval.cli.compare import add_compare_command
-from pytest_mteval.cli.corpus_crypto import add_corpus_crypto_commands
-from pytest_mteval.cli.pages import add_leaderboard_command, add_report_command
-from pytest_mteval.cli.reproduce import add_reproduce_command
-from pytest_mteval.cli.shipped import add_shipped_commands
-from pytest_mteval.cli.signing import add_keygen_command, add_public_key_option, signature_line
-from pytest_mteval.cli.steward import add_steward_command
-from pytest_mteval.cli.submissions import add_bundle_command, add_publish_command
-from pytest_mteval.cli.sweep import add_sweep_commands
-from pytest_mteval.corpus_tools.cli import add_corpus_command
+from pytest_mteval.cli.audit_command import add_audit_command
+from pytest_mteval.cli.audit_log_command import add_audit_log_command
+from pytest_mteval.cli.compare_command import add_compare_command
+from pytest_mteval.cli.corpus_crypto_commands import add_corpus_crypto_commands
+from pytest_mteval.cli.page_commands import add_leaderboard_command, add_report_command
+from pytest_mteval.cli.reproduce_command import add_reproduce_command
+from pytest_mteval.cli.shipped_commands import add_shipped_commands
+from pytest_mteval.cli.keygen_command import add_keygen_command, add_public_key_option, signature_line
+from pytest_mteval.cli.steward_command import add_steward_command
+from pytest_mteval.cli.submission_commands import add_bundle_command, add_publish_command
+from pytest_mteval.cli.sweep_commands import add_sweep_commands
+from pytest_mteval.cli.corpus_command import add_corpus_command
 from pytest_mteval.errors import MtevalError
-from pytest_mteval.history.cli import add_history_commands
+from pytest_mteval.cli.history_commands import add_history_commands
 from pytest_mteval.review.chain import verify_chain
-from pytest_mteval.review.cli import add_review_command
+from pytest_mteval.cli.review_command import add_review_command
 
 
 def _verify(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from pytest_mteval.cards.baseline import BaselineError, dataset_difference, read
 from pytest_mteval.cards.compare import DEFAULT_TOP, compare_runs, markdown, text_lines
 from pytest_mteval.cards.reference_note import reference_lines
 from pytest_mteval.cli.shared_options import add_shared_options
-from pytest_mteval.history.cli import DEFAULT_RUNS
+from pytest_mteval.cli.history_commands import DEFAULT_RUNS
 from pytest_mteval.history.index import HistoryError, resolve_run
 from pytest_mteval.option_catalog import float_default
 from pytest_mteval.scoring.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED

@@ -1,5 +1,5 @@
 """``mteval review sample`` and ``mteval review ingest``: the human-validation round trip
-(a secret run's sealed sample: ``review keygen`` and ``review open``, in ``open_cli``)."""
+(a secret run's sealed sample: ``review keygen`` and ``review open``, in ``review_steward_commands``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.review import chain, ingest, sample
-from pytest_mteval.review.open_cli import add_steward_commands, write_sheets
+from pytest_mteval.cli.review_steward_commands import add_steward_commands, write_sheets
 from pytest_mteval.review.sealed_sample import title_of
 
 _SAMPLE_HELP = (

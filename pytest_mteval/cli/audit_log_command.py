@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.cli.signing import add_public_key_option, signature_line
+from pytest_mteval.cli.keygen_command import add_public_key_option, signature_line
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.run.audit_log import verify_log
 
