@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.cards.data_overlap import overlap, overlap_lines
+from pytest_mteval.cli.command import Command
 from pytest_mteval.cli.shared_options import add_shared_options
 from pytest_mteval.corpus import Corpus, load_corpus
 from pytest_mteval.errors import MtevalError
@@ -22,13 +23,7 @@ from pytest_mteval.run.secret_corpus import open_corpus
 from pytest_mteval.shipped_corpora import shipped_corpora
 
 
-def add_audit_command(commands: Any) -> None:
-    """Register ``audit`` on the ``mteval`` subcommand parser."""
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "audit",
-        help="list what a method's code can reach and check it against its dependency class",
-        description=__doc__,
-    )
+def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("method", help="method folder (with method.json)")
     parser.add_argument("--strict", action="store_true", help="fail on any finding")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -40,7 +35,6 @@ def add_audit_command(commands: Any) -> None:
         "shipped corpora of its pairs)",
     )
     add_shared_options("audit", parser.add_argument, "corpus-key-file")
-    parser.set_defaults(run=run_audit)
 
 
 def run_audit(args: argparse.Namespace) -> int:
@@ -80,6 +74,15 @@ def _overlaps(folder: Path, given: list[str], key_file: str | None) -> list[dict
             if manifest.supports(c.dataset.source_language, c.dataset.target_language)
         ]
     return [overlap(folder, corpus, manifest) for corpus in corpora]
+
+
+AUDIT = Command(
+    "audit",
+    help="list what a method's code can reach and check it against its dependency class",
+    add_arguments=_arguments,
+    run=run_audit,
+    description=__doc__,
+)
 
 
 def _pair(corpus: Corpus) -> tuple[str, str]:
