@@ -34,11 +34,13 @@ UNUSABLE = 2
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("a", help="baseline run card or *_report.json (or latest, a run id)")
     parser.add_argument("b", help="new run card or *_report.json (or latest, a run id)")
-    parser.add_argument("--format", choices=["text", "markdown"], default="text")
+    parser.add_argument(
+        "--format", choices=["text", "markdown"], default="text", help="output format"
+    )
     gate = ("max-drop", "fail-under", "gate", "significance")
     add_shared_options("compare", parser.add_argument, *gate, unset="B's card's gate")
     parser.add_argument("--bootstrap", type=int, default=DEFAULT_RESAMPLES, help="resamples")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the resamples")
     parser.add_argument("--top", type=int, default=DEFAULT_TOP, help="entries listed per side")
     add_shared_options("compare", parser.add_argument, "allow-dataset-change")
 

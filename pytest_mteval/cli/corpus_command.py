@@ -77,9 +77,15 @@ def _import_arguments(parser: argparse.ArgumentParser) -> None:
         help="a .csv/.tsv sheet with a header, a harness .json, or SOURCE.txt REFERENCE.txt",
     )
     parser.add_argument("-o", "--output", type=Path, required=True, help="corpus JSON to write")
-    parser.add_argument("--format", choices=["csv", "tsv", "parallel", "harness"])
-    parser.add_argument("--source-column", metavar="HEADER")
-    parser.add_argument("--reference-column", metavar="HEADER")
+    parser.add_argument(
+        "--format",
+        choices=["csv", "tsv", "parallel", "harness"],
+        help="input format (default: told from the file names)",
+    )
+    parser.add_argument("--source-column", metavar="HEADER", help="header of the source column")
+    parser.add_argument(
+        "--reference-column", metavar="HEADER", help="header of the reference column"
+    )
     parser.add_argument(
         "--column",
         action="append",
