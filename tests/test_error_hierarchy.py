@@ -24,7 +24,7 @@ INTERNAL = {
     "pytest_mteval.run.protocol.ProtocolError",
     "pytest_mteval.run.upstream.UpstreamError",
     "pytest_mteval.run.gateway_request.BadRequest",
-    "pytest_mteval.run.record.ScoringTimeout",
+    "pytest_mteval.run.entry_scoring.ScoringTimeout",
     "pytest_mteval.run.result_model._FieldError",
     "pytest_mteval.run.result_model.ResultProblem",
     "pytest_mteval.run.translate.HarnessTimeout",
