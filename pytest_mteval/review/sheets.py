@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_mteval.review import form, record
+from pytest_mteval.review import form, sample_record
 from pytest_mteval.review.sample import Sample
 
 
@@ -21,6 +21,6 @@ def write_sheets(
     html, template = out / f"{stem}.html", out / f"{stem}.csv"
     html.write_text(form.html_form(drawn, title, with_reference), encoding="utf-8")
     template.write_text(form.csv_template(drawn, with_reference), encoding="utf-8")
-    kept = record.path_for(out, drawn)
-    record.write(kept, drawn, card)
+    kept = sample_record.path_for(out, drawn)
+    sample_record.write(kept, drawn, card)
     return html, template, kept
