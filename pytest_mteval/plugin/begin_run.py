@@ -50,9 +50,9 @@ from pytest_mteval.run.entry_selection import run_corpus
 from pytest_mteval.run.isolation import GATEWAY_SOCKET_KEY, start_isolation
 from pytest_mteval.run.method_args import check_method_args, public_config, secret_names
 from pytest_mteval.run.redaction import secrecy_of
+from pytest_mteval.run.run_settings import Settings
 from pytest_mteval.run.run_state import RunState
 from pytest_mteval.run.sandbox_policy import check_in_process
-from pytest_mteval.run.settings import Settings
 
 #: Every error that stops a run before it starts, each with a message shown as is.
 StartError = (

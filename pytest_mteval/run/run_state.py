@@ -25,7 +25,7 @@ from pytest_mteval.run.batches import BatchTranslator
 from pytest_mteval.run.entry_scoring import build_record, score_batches
 from pytest_mteval.run.method_traceback import BatchFailure
 from pytest_mteval.run.redaction import Secrecy
-from pytest_mteval.run.settings import Settings
+from pytest_mteval.run.run_settings import Settings
 from pytest_mteval.run.translate import MethodRunner
 from pytest_mteval.scoring.comparable_run import Comparable
 
