@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from pytest_mteval.cli.command import Command
 from pytest_mteval.methods.manifest import ManifestError
-from pytest_mteval.methods.registry import listings
+from pytest_mteval.methods.named_methods import listings
 from pytest_mteval.shipped_corpora import shipped_corpora
 
 

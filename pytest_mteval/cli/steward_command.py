@@ -15,7 +15,7 @@ from pytest_mteval.cli.shared_options import add_shared_options
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.methods.code_hash import folder_hash
 from pytest_mteval.methods.manifest import load_manifest
-from pytest_mteval.methods.registry import shipped_methods
+from pytest_mteval.methods.named_methods import shipped_methods
 from pytest_mteval.run.secret_corpus import open_corpus
 
 

@@ -49,7 +49,7 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 
 def pytest_mteval_methods(config: pytest.Config) -> dict[str, Registered]:
     """The methods shipped with pytest-mteval and those installed through entry points."""
-    from pytest_mteval.methods.registry import installed_methods
+    from pytest_mteval.methods.named_methods import installed_methods
 
     return installed_methods()
 
