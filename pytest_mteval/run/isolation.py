@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.errors import SettingsError
+from pytest_mteval.llm.chat_preflight import check_chat_setup
 from pytest_mteval.llm.client import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL
-from pytest_mteval.llm.preflight import check_chat_setup
 from pytest_mteval.methods.manifest import MethodManifest
 from pytest_mteval.methods.preflight import run_check
 from pytest_mteval.methods.protocol import RunConfig
