@@ -27,7 +27,7 @@ INTERNAL = {
     "pytest_mteval.run.entry_scoring.ScoringTimeout",
     "pytest_mteval.run.result_model._FieldError",
     "pytest_mteval.run.result_model.ResultProblem",
-    "pytest_mteval.run.translate.HarnessTimeout",
+    "pytest_mteval.run.batch_translation.HarnessTimeout",
 }
 
 
