@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.errors import MtevalError, read_bytes
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import read_bytes
 from pytest_mteval.review import sample_record
 from pytest_mteval.review.agreement import agreement, combine
 from pytest_mteval.review.cells import restore

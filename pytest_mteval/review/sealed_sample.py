@@ -24,7 +24,7 @@ from typing import Any, Final
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
 from pytest_mteval.cards.runcard import seal
-from pytest_mteval.errors import read_bytes
+from pytest_mteval.json_files import read_bytes
 from pytest_mteval.review import sample_record
 from pytest_mteval.review.chain import minimum_size
 from pytest_mteval.review.sample import DEFAULT_SEED, DEFAULT_SIZE, Item, Sample, SampleError, draw

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval.corpus import Entry
-from pytest_mteval.errors import MtevalError, parse_json
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import parse_json
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
 from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.run.batch_translation import method_view
