@@ -22,7 +22,7 @@ INTERNAL = {
     "pytest_mteval.plugin.gate_item.GateFailed",
     # runner and gateway plumbing: caught where raised, recorded on the entry
     "pytest_mteval.run.runner_protocol.ProtocolError",
-    "pytest_mteval.run.upstream.UpstreamError",
+    "pytest_mteval.run.gateway_upstream.UpstreamError",
     "pytest_mteval.run.gateway_request.BadRequest",
     "pytest_mteval.run.entry_scoring.ScoringTimeout",
     "pytest_mteval.run.result_model._FieldError",

@@ -48,7 +48,7 @@ from pytest_mteval.run.gateway_http import (
 )
 from pytest_mteval.run.gateway_request import MAX_TOKENS_CAP, BadRequest, parse_request
 from pytest_mteval.run.gateway_secrets import KeyFilter
-from pytest_mteval.run.upstream import Upstream, UpstreamError
+from pytest_mteval.run.gateway_upstream import Upstream, UpstreamError
 
 __all__ = ["MAX_BODY_BYTES", "Gateway", "GatewayConfig", "allowed_models"]
 #: Refused requests logged at most, by default; past them the gateway answers 429 unlogged.
