@@ -15,7 +15,7 @@ from typing import Any
 from pytest_mteval.cards.data_overlap import overlap, overlap_lines
 from pytest_mteval.cli.command import Command
 from pytest_mteval.cli.shared_options import add_shared_options
-from pytest_mteval.corpus import Corpus, load_corpus
+from pytest_mteval.corpus import load_corpus
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.methods.audit import CATEGORIES, AuditError, AuditResult, audit_method
 from pytest_mteval.methods.manifest import load_manifest
@@ -76,19 +76,6 @@ def _overlaps(folder: Path, given: list[str], key_file: str | None) -> list[dict
     return [overlap(folder, corpus, manifest) for corpus in corpora]
 
 
-AUDIT = Command(
-    "audit",
-    help="list what a method's code can reach and check it against its dependency class",
-    add_arguments=_arguments,
-    run=run_audit,
-    description=__doc__,
-)
-
-
-def _pair(corpus: Corpus) -> tuple[str, str]:
-    return corpus.dataset.source_language, corpus.dataset.target_language
-
-
 def audit_lines(result: AuditResult) -> list[str]:
     lines = [
         f"audit of {result.folder} (dependency class {result.dependency_class}): "
@@ -105,3 +92,12 @@ def audit_lines(result: AuditResult) -> list[str]:
     if result.passed:
         lines.append(f"OK: nothing found contradicts class {result.dependency_class}")
     return lines
+
+
+AUDIT = Command(
+    "audit",
+    help="list what a method's code can reach and check it against its dependency class",
+    add_arguments=_arguments,
+    run=run_audit,
+    description=__doc__,
+)
