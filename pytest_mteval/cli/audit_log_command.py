@@ -15,7 +15,7 @@ from pytest_mteval.cards import runcard
 from pytest_mteval.cli.command import Command
 from pytest_mteval.cli.verify_command import add_public_key_option, signature_line
 from pytest_mteval.errors import MtevalError
-from pytest_mteval.run.audit_log import verify_log
+from pytest_mteval.run.gateway_audit_log import verify_log
 
 
 def _arguments(verify: argparse.ArgumentParser) -> None:

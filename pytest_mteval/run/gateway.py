@@ -37,7 +37,7 @@ import h11
 
 from pytest_mteval.methods.manifest import MethodManifest
 from pytest_mteval.run import gateway_digest as digest
-from pytest_mteval.run.audit_log import AuditLog
+from pytest_mteval.run.gateway_audit_log import AuditLog
 from pytest_mteval.run.gateway_http import (
     MAX_BODY_BYTES,
     Incoming,

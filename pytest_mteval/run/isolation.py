@@ -20,8 +20,8 @@ from pytest_mteval.llm.client import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL
 from pytest_mteval.methods.manifest import MethodManifest
 from pytest_mteval.methods.preflight import run_check
 from pytest_mteval.methods.protocol import RunConfig
-from pytest_mteval.run.audit_log import AuditLog
 from pytest_mteval.run.gateway import REFUSAL_BUDGET, Gateway, GatewayConfig, allowed_models
+from pytest_mteval.run.gateway_audit_log import AuditLog
 from pytest_mteval.run.hardening import is_dumpable, set_dumpable
 from pytest_mteval.run.method_ref import method_ref
 from pytest_mteval.run.remote_method import RemoteMethod
