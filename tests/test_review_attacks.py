@@ -245,7 +245,7 @@ def test_names_that_look_alike_are_one_reviewer(candidate, tmp_path, first, seco
 
 
 def test_different_names_stay_different_reviewers(candidate, tmp_path):  # noqa: F811
-    from pytest_mteval.review.names import reviewer_key
+    from pytest_mteval.review.reviewer_names import reviewer_key
 
     assert reviewer_key("Alice") != reviewer_key("Alicia")
     assert reviewer_key("José") != reviewer_key("Jose")  # a visible accent is a different name

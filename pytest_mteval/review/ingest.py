@@ -39,7 +39,7 @@ from pytest_mteval.review.chain import (
     extend,
 )
 from pytest_mteval.review.form import COLUMNS, RATINGS
-from pytest_mteval.review.names import pseudonym, same_reviewer
+from pytest_mteval.review.reviewer_names import pseudonym, same_reviewer
 from pytest_mteval.review.sample import Sample
 
 _REQUIRED: Final = ("sample_id", "entry_id", "reviewer", "rating")
