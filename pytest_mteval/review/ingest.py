@@ -31,13 +31,13 @@ from pytest_mteval.errors import MtevalError
 from pytest_mteval.json_files import read_bytes
 from pytest_mteval.review import sample_record
 from pytest_mteval.review.agreement import agreement, combine
-from pytest_mteval.review.cells import restore
 from pytest_mteval.review.chain import (
     DEFAULT_THRESHOLD,
     USABLE,
     Threshold,
     extend,
 )
+from pytest_mteval.review.csv_cells import restore
 from pytest_mteval.review.form import COLUMNS, RATINGS
 from pytest_mteval.review.reviewer_names import pseudonym, same_reviewer
 from pytest_mteval.review.sample import Sample
