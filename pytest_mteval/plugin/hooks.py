@@ -38,11 +38,11 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """``--mteval-sweep``: this invocation runs the sweep's runs instead of a session."""
     if not _asked(config, "mteval_sweep"):
         return None
-    from pytest_mteval.plugin.sweep_command import run_sweep_command
+    from pytest_mteval.plugin.sweep_option import run_requested_sweep
     from pytest_mteval.sweep.plan import SweepError
 
     try:
-        return run_sweep_command(config)
+        return run_requested_sweep(config)
     except SweepError as exc:
         raise pytest.UsageError(str(exc)) from None
 
