@@ -25,7 +25,7 @@ from core_throughput import REPO, build_corpus
 from pytest_mteval.metrics.definition import family_stats
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
-from pytest_mteval.scoring.headline import statistics_of
+from pytest_mteval.scoring.run_judgement import statistics_of
 
 
 def main() -> None:

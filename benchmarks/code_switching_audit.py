@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.corpus import Corpus, CorpusError, load_corpus
-from pytest_mteval.errors import JsonFileError, read_json
+from pytest_mteval.json_files import JsonFileError, read_json
 from pytest_mteval.metrics import code_switching
 from pytest_mteval.metrics.base import MetricContext
 

@@ -29,7 +29,7 @@ from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.match import exact_match
 from pytest_mteval.metrics.record import as_records
 from pytest_mteval.scoring.aggregate import quality_scores
-from pytest_mteval.scoring.headline import statistics_of
+from pytest_mteval.scoring.run_judgement import statistics_of
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpora" / "eng-fra-flores-devtest.json"
 

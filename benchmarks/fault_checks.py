@@ -1,6 +1,6 @@
 """What the fault checks of issue 9 cost, as ratios against what they replace.
 
-- Reading a corpus: ``errors.parse_json`` (bounds on nesting and number length, no NaN, no
+- Reading a corpus: ``json_files.parse_json`` (bounds on nesting and number length, no NaN, no
   lone surrogates) against plain ``json.loads``, on the FLORES eng->fra devtest corpus
   (1,012 entries) repeated ``--repeat`` times in one file.
 - Checking results: ``result_model.validate_result`` (pydantic, every field) against the
@@ -19,7 +19,7 @@ from pathlib import Path
 import sacrebleu
 from timing import best_of
 
-from pytest_mteval.errors import parse_json
+from pytest_mteval.json_files import parse_json
 from pytest_mteval.run.result_model import validate_result
 
 FLORES = Path(__file__).resolve().parents[1] / "corpora" / "eng-fra-flores-devtest.json"

@@ -34,11 +34,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 from pytest_mteval.corpus import load_corpus  # noqa: E402
 from pytest_mteval.methods.loader import find_method  # noqa: E402
 from pytest_mteval.methods.protocol import RunConfig  # noqa: E402
-from pytest_mteval.run.audit_log import AuditLog  # noqa: E402
+from pytest_mteval.run.batch_translation import MethodRunner, collect_batch, submit_batch  # noqa: E402
 from pytest_mteval.run.gateway import Gateway, GatewayConfig  # noqa: E402
+from pytest_mteval.run.gateway_audit_log import AuditLog  # noqa: E402
 from pytest_mteval.run.runner_client import Launch, ProcessBackend  # noqa: E402
 from pytest_mteval.run.sandbox import sandbox_launch, sandbox_problem  # noqa: E402
-from pytest_mteval.run.translate import MethodRunner, collect_batch, submit_batch  # noqa: E402
 
 CORPUS = ROOT / "corpora" / "eng-fra-flores-devtest.json"
 IDENTITY = (ROOT / "methods" / "identity").resolve()  # the shipped folder, not its link

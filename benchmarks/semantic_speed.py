@@ -3,7 +3,7 @@
 FLORES devtest fra->eng (English target) and eng->fra (French target), each prediction the
 source copied through (FLORES-length sentences on both sides). Each path runs in a fresh
 process, which loads its model once and then scores the entries in the run's batches (25
-entries, ``run/settings.py``), as a worker does; the process reports its load time, its
+entries, ``run/run_settings.py``), as a worker does; the process reports its load time, its
 scoring time and its peak resident memory. With ``--workers 2`` the entries are split in two
 halves scored by two processes at once, as under ``pytest -n 2`` (each marked as an xdist
 worker, so ONNX Runtime takes one thread each; a single process gives it all its cores).

@@ -53,7 +53,7 @@ from pytest_mteval.metrics.record import number
 from pytest_mteval.metrics.text import words
 from pytest_mteval.scoring.bootstrap import Statistic
 from pytest_mteval.scoring.comparable_run import from_card
-from pytest_mteval.scoring.headline import group_composite, statistics_of
+from pytest_mteval.scoring.run_judgement import group_composite, statistics_of
 
 REPO = Path(__file__).resolve().parents[1]
 REPLAY = REPO / "methods" / "replay"

@@ -23,13 +23,14 @@ from pytest_mteval.corpus_model import (
     Segment,
     describe_reference_quality,
 )
-from pytest_mteval.errors import MtevalError, parse_json, read_bytes
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.flat_corpus import (
     FieldNames,
     from_flat_list,
     renamed_entries,
     with_placeholders,
 )
+from pytest_mteval.json_files import parse_json, read_bytes
 
 __all__ = [
     "DOMAINS",

@@ -17,7 +17,7 @@ import pytest
 # in-process sessions forget the modules imported during them, and a C extension imported a
 # second time (numpy) refuses to load: import them here, once, before any inner session.
 import pytest_mteval.plugin.run_hooks
-import pytest_mteval.plugin.sweep_command  # noqa: F401
+import pytest_mteval.plugin.sweep_option  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[1]
 CORPORA = REPO / "corpora"

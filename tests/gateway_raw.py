@@ -10,8 +10,8 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from pytest_mteval.run.audit_log import AuditLog
 from pytest_mteval.run.gateway import Gateway, GatewayConfig
+from pytest_mteval.run.gateway_audit_log import AuditLog
 
 KEY = "sk-gateway-attack-KEY-0123456789abcdef"
 MODEL = "allowed/model"

@@ -11,7 +11,7 @@ from leaderboard_cards import load, session_card
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cli.main import main as mteval
-from pytest_mteval.run.audit_log import GENESIS, AuditLog, verify_log
+from pytest_mteval.run.gateway_audit_log import GENESIS, AuditLog, verify_log
 
 
 @pytest.fixture

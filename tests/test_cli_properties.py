@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from test_faults_properties import TEMPLATE, documents, either, json_values, mutated_cards
 
 from pytest_mteval.cli.main import main as mteval_main
-from pytest_mteval.run.audit_log import GENESIS
+from pytest_mteval.run.gateway_audit_log import GENESIS
 
 #: Inputs per case. MTEVAL_CLI_EXAMPLES=500 explores further, with new inputs each run; the
 #: default (CI) run is the same every time.
@@ -272,7 +272,7 @@ CASES = [
         ("audit-log", "verify", "{bad}"),
         st.one_of(audit_lines, anything, index_lines),
         "log.jsonl",
-        known=(DEEP,),  # run/audit_log.py: RecursionError is "not JSON" too
+        known=(DEEP,),  # run/gateway_audit_log.py: RecursionError is "not JSON" too
     ),
     Case(
         ("audit-log", "verify", "{log}", "--card", "{bad}"),

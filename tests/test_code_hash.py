@@ -18,7 +18,7 @@ from pytest_mteval.cards import runcard
 from pytest_mteval.cli.main import main as mteval
 from pytest_mteval.methods.code_hash import folder_hash as harness_hash
 from pytest_mteval.methods.loader import find_method
-from pytest_mteval.methods.registry import ENTRY_POINT_GROUP, installed_methods
+from pytest_mteval.methods.named_methods import ENTRY_POINT_GROUP, installed_methods
 
 #: Rewrites its own code the first time it translates, then answers with the source.
 SELF_REWRITING = """

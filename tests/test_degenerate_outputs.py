@@ -15,10 +15,10 @@ from pytest_mteval.metrics import code_switching
 from pytest_mteval.metrics.base import Metric, MetricContext
 from pytest_mteval.metrics.registry import builtin_metrics
 from pytest_mteval.metrics.resources import corpus_resources
-from pytest_mteval.run.record import build_record
+from pytest_mteval.run.entry_scoring import build_record
 from pytest_mteval.scoring import composite as scoring
 from pytest_mteval.scoring.aggregate import quality_scores
-from pytest_mteval.scoring.headline import judge_run, statistics_of
+from pytest_mteval.scoring.run_judgement import judge_run, statistics_of
 from pytest_mteval.shipped_corpora import shipped_corpora
 
 hypothesis = pytest.importorskip("hypothesis")

@@ -21,13 +21,13 @@ INTERNAL = {
     "pytest_mteval.plugin.collect.EntryRegression",
     "pytest_mteval.plugin.gate_item.GateFailed",
     # runner and gateway plumbing: caught where raised, recorded on the entry
-    "pytest_mteval.run.protocol.ProtocolError",
-    "pytest_mteval.run.upstream.UpstreamError",
+    "pytest_mteval.run.runner_protocol.ProtocolError",
+    "pytest_mteval.run.gateway_upstream.UpstreamError",
     "pytest_mteval.run.gateway_request.BadRequest",
-    "pytest_mteval.run.record.ScoringTimeout",
+    "pytest_mteval.run.entry_scoring.ScoringTimeout",
     "pytest_mteval.run.result_model._FieldError",
     "pytest_mteval.run.result_model.ResultProblem",
-    "pytest_mteval.run.translate.HarnessTimeout",
+    "pytest_mteval.run.batch_translation.HarnessTimeout",
 }
 
 

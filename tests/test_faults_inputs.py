@@ -12,9 +12,11 @@ from conftest import envelope, flores_entries
 from pytest_mteval.cards.baseline import BaselineError, read_run
 from pytest_mteval.cards.runcard import RunCardError, load
 from pytest_mteval.corpus import CorpusError, load_corpus
-from pytest_mteval.errors import MAX_JSON_DEPTH, MtevalError, check_output_path
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import MAX_JSON_DEPTH
 from pytest_mteval.llm.pricing import PriceError, load_prices
 from pytest_mteval.metrics.resources import ResourceError, corpus_resources
+from pytest_mteval.output_paths import check_output_path
 
 
 def write(folder: Path, text: str, name: str = "corpus.json") -> Path:

@@ -9,8 +9,8 @@ import httpx
 import pytest
 from chat_server import ChatServer, Reply
 
-from pytest_mteval.run.audit_log import AuditLog, verify_log
 from pytest_mteval.run.gateway import Gateway, GatewayConfig
+from pytest_mteval.run.gateway_audit_log import AuditLog, verify_log
 
 KEY = "sk-gateway-test-KEY-0123456789"
 

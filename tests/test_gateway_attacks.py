@@ -28,8 +28,8 @@ from gateway_raw import (
     start,
 )
 
-from pytest_mteval.run.audit_log import verify_log
 from pytest_mteval.run.gateway import MAX_BODY_BYTES
+from pytest_mteval.run.gateway_audit_log import verify_log
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ import httpx
 import pytest
 from chat_server import ChatServer, Reply
 
-from pytest_mteval.run.audit_log import AuditLog, verify_log
 from pytest_mteval.run.gateway import Gateway, GatewayConfig
+from pytest_mteval.run.gateway_audit_log import AuditLog, verify_log
 
 SECRET = "Le dossier confidentiel de Mme Tremblay"
 

@@ -10,7 +10,7 @@ from replayed_runs import GPT55, HAIKU, card_dict, replay_card
 from test_gate_options_session import composite_by_hand
 from test_scoring import _markdown_table_after
 
-from pytest_mteval.scoring import headline
+from pytest_mteval.scoring import run_judgement
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +19,7 @@ def card():
 
 
 def test_statistics_cover_the_interval_metrics_and_only_measured_composite_metrics(card):
-    found = headline.statistics_of(card["results"], card["scores"], "B")
+    found = run_judgement.statistics_of(card["results"], card["scores"], "B")
     assert set(found) == {
         "chrf_plus_plus",
         "bleu",
@@ -32,8 +32,8 @@ def test_statistics_cover_the_interval_metrics_and_only_measured_composite_metri
 
 def test_judge_run_gives_the_documented_composite_tier_and_intervals(card):
     scores, records = card["scores"], card["results"]
-    found = headline.statistics_of(records, scores, "B")
-    judged, flags = headline.judge_run(records, scores, "B", found, cost_per_entry_usd=0.004)
+    found = run_judgement.statistics_of(records, scores, "B")
+    judged, flags = run_judgement.judge_run(records, scores, "B", found, cost_per_entry_usd=0.004)
     by_hand = composite_by_hand(scores)
     assert judged["composite"] == pytest.approx(by_hand, abs=1e-12)
     assert judged["scoring_profile"] == "B"
@@ -56,13 +56,13 @@ def test_judge_run_gives_the_documented_composite_tier_and_intervals(card):
 
 
 def test_a_group_composite_is_the_composite_of_its_entries_alone(card):
-    found = headline.statistics_of(card["results"], card["scores"], "B")
-    everyone = headline.group_composite(found, range(47), "B")
+    found = run_judgement.statistics_of(card["results"], card["scores"], "B")
+    everyone = run_judgement.group_composite(found, range(47), "B")
     assert everyone == pytest.approx(composite_by_hand(card["scores"]), abs=1e-12)
     for level, group in card["scores"]["by_difficulty"].items():
         positions = [i for i, row in enumerate(card["results"]) if str(row["difficulty"]) == level]
         assert len(positions) == group["count"]
-        alone = headline.group_composite(found, positions, "B")
+        alone = run_judgement.group_composite(found, positions, "B")
         assert alone == pytest.approx(group["composite"], abs=1e-12)
         assert alone != pytest.approx(everyone, abs=1e-6)
 
@@ -71,17 +71,17 @@ def test_a_deployable_run_is_a_candidate_and_a_flagged_one_is_capped():
     strong = card_dict(replay_card(GPT55))
     scores, records = strong["scores"], strong["results"]
     assert composite_by_hand(scores) >= 0.70  # deployable by the table
-    found = headline.statistics_of(records, scores, "B")
-    judged, flags = headline.judge_run(records, scores, "B", found, None)
+    found = run_judgement.statistics_of(records, scores, "B")
+    judged, flags = run_judgement.judge_run(records, scores, "B", found, None)
     assert (judged["quality_tier_uncapped"], flags) == ("deployable", [])
     assert judged["quality_tier"] == "deployable (candidate, needs community review)"
-    validated, _ = headline.judge_run(records, scores, "B", found, None, human_validated=True)
+    validated, _ = run_judgement.judge_run(records, scores, "B", found, None, human_validated=True)
     assert validated["quality_tier"] == "deployable"
 
     emptied = copy.deepcopy(records)
     for row in emptied[:10]:  # 10 of 47 empty: over the 10 % the empty_output guard allows
         row["predicted"] = ""
-    judged, flags = headline.judge_run(emptied, scores, "B", found, None, human_validated=True)
+    judged, flags = run_judgement.judge_run(emptied, scores, "B", found, None, human_validated=True)
     assert "empty_output" in {flag["code"] for flag in flags}
     assert (judged["quality_tier_uncapped"], judged["quality_tier"]) == ("deployable", "emerging")
 
@@ -93,8 +93,8 @@ def test_entries_hallucinated_across_entries_count_in_the_hallucination_statisti
     across = frozenset(str(r["entry_id"]) for r in checked if str(r["entry_id"]) not in own)
     named = frozenset(sorted(across)[:5])
     assert len(named) == 5
-    found = headline.statistics_of(records, card["scores"], "B", named)
-    plain = headline.statistics_of(records, card["scores"], "B")
+    found = run_judgement.statistics_of(records, card["scores"], "B", named)
+    plain = run_judgement.statistics_of(records, card["scores"], "B")
     flagged, counted = found["hallucination_rate"].rows.sum(axis=0)
     assert (flagged, counted) == (len(own) + 5, len(checked))
     assert plain["hallucination_rate"].rows.sum(axis=0).tolist() == [len(own), len(checked)]

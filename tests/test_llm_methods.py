@@ -19,7 +19,7 @@ from pytest_mteval.methods.loader import find_method
 from pytest_mteval.methods.protocol import MethodEntry, RunConfig, TranslationMethod
 from pytest_mteval.metrics.fst import load_analyzer
 from pytest_mteval.metrics.text import words
-from pytest_mteval.run.translate import method_view
+from pytest_mteval.run.batch_translation import method_view
 
 REPO = Path(__file__).resolve().parents[1]
 VOCAB = load_corpus(REPO / "corpora" / "eng-crk-morphodict-vocab.json")

@@ -25,7 +25,7 @@ from pytest_mteval.metrics.catalog import MetricDefinitionError
 from pytest_mteval.metrics.definition import MetricDefinition, ShareOfAll
 from pytest_mteval.metrics.registry import FAMILIES, builtin_metrics
 from pytest_mteval.metrics.selection import MetricSelection
-from pytest_mteval.run.record import build_record, score_batches
+from pytest_mteval.run.entry_scoring import build_record, score_batches
 
 CRK = CORPORA / "eng-crk-morphodict-vocab.json"
 ANALYZER = CORPORA / "resources" / "crk" / "crk-strict-analyzer-for-dictionary.hfstol"

@@ -16,7 +16,7 @@ from conftest import link_resources
 from pytest_mteval.corpus import load_corpus
 from pytest_mteval.metrics import morphology
 from pytest_mteval.metrics.base import Metric, MetricContext
-from pytest_mteval.run.record import build_record
+from pytest_mteval.run.entry_scoring import build_record
 from pytest_mteval.scoring.comparable_run import entry_statistic
 
 REPO = Path(__file__).resolve().parents[1]

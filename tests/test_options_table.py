@@ -19,7 +19,7 @@ from pytest_mteval.cli.main import build_parser, main
 from pytest_mteval.cli.shared_options import SHARED
 from pytest_mteval.option_catalog import OPTIONS, float_default, spec
 from pytest_mteval.plugin.options import read_settings
-from pytest_mteval.run.settings import Settings
+from pytest_mteval.run.run_settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDE = "400"  # columns: every help on one line, nothing wrapped at a hyphen
@@ -136,9 +136,9 @@ option_catalog.spec = lambda name: (
     dataclasses.replace(table_spec(name), default=changed[name]) if name in changed
     else table_spec(name)
 )
-from pytest_mteval.llm import settings as chat
+from pytest_mteval.llm import chat_settings as chat
 from pytest_mteval.methods import harness_plugin, protocol
-from pytest_mteval.run import settings as run
+from pytest_mteval.run import run_settings as run
 from pytest_mteval.sweep import plan, reproduction
 for module in (protocol, harness_plugin, chat, run, plan, reproduction):
     importlib.reload(module)

@@ -11,13 +11,13 @@ from conftest import METHODS
 from methods_for_tests import MANIFEST
 
 from pytest_mteval.methods.loader import MethodLoadError, MethodSource, find_method
-from pytest_mteval.methods.protocol import RunConfig
-from pytest_mteval.methods.registry import (
+from pytest_mteval.methods.named_methods import (
     ENTRY_POINT_GROUP,
     SHIPPED,
     installed_methods,
     listings,
 )
+from pytest_mteval.methods.protocol import RunConfig
 
 GOOD = """
 class Good:

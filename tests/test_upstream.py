@@ -1,4 +1,4 @@
-"""The gateway's client to its upstream (run/upstream.py) against real servers on 127.0.0.1."""
+"""The gateway's client to its upstream (run/gateway_upstream.py), against loopback servers."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from chat_server import ChatServer, Reply
 
-from pytest_mteval.run import upstream
-from pytest_mteval.run.upstream import Upstream, UpstreamError
+from pytest_mteval.run import gateway_upstream
+from pytest_mteval.run.gateway_upstream import Upstream, UpstreamError
 
 BODY = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
 HEADERS = {"content-type": "application/json", "authorization": "Bearer sk-gateway"}
@@ -57,7 +57,7 @@ def test_only_the_gateways_headers_go_out_whatever_the_environment(
 def test_an_answer_past_the_limit_is_an_error(
     server: ChatServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(upstream, "MAX_RESPONSE_BYTES", 100)
+    monkeypatch.setattr(gateway_upstream, "MAX_RESPONSE_BYTES", 100)
     server.script(Reply.error(500, body="x" * 101))
     with pytest.raises(UpstreamError, match="response too large"):
         post(server.url)

@@ -26,7 +26,7 @@ from pytest_mteval.scoring.aggregate import (
     quality_scores,
     speed_scores,
 )
-from pytest_mteval.scoring.headline import group_composite, judge_run, statistics_of
+from pytest_mteval.scoring.run_judgement import group_composite, judge_run, statistics_of
 
 #: EntryRecord keys that are internal plumbing, not part of a result row.
 _INTERNAL: Final = frozenset({"stats", "index", "batch", "batch_warnings"})

@@ -26,7 +26,8 @@ from pytest_mteval.cards.data_overlap import overlap
 from pytest_mteval.cards.signing import SigningError, verify_signature
 from pytest_mteval.cards.submission_rules import file_sha256s, method_problems
 from pytest_mteval.corpus import Corpus
-from pytest_mteval.errors import MtevalError, read_json
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import read_json
 from pytest_mteval.methods.code_hash import CodeHashError, folder_hash
 from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
 

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval.corpus import Corpus
-from pytest_mteval.errors import MtevalError, parse_json
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import parse_json
 from pytest_mteval.run.secret_corpus import open_corpus
 
 MIN_CHARS: Final = 16

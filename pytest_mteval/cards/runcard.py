@@ -40,7 +40,8 @@ from pytest_mteval.cards.card_model import (
     Scores,
     Totals,
 )
-from pytest_mteval.errors import MtevalError, read_json
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import read_json
 
 __all__ = [
     "SPEC_ROW",

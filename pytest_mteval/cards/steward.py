@@ -39,7 +39,7 @@ from pytest_mteval.cards.signing import (
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.methods.loader import MethodSource
 from pytest_mteval.run.redaction import Secrecy
-from pytest_mteval.run.settings import Settings
+from pytest_mteval.run.run_settings import Settings
 
 KIND: Final = "pytest-mteval steward authorisation"
 VERSION: Final = 1

@@ -3,93 +3,54 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
-from pytest_mteval.cards import runcard
-from pytest_mteval.cards.foreign_view import read_verified
-from pytest_mteval.cli.audit import add_audit_command
-from pytest_mteval.cli.audit_log import add_audit_log_command
-from pytest_mteval.cli.compare import add_compare_command
-from pytest_mteval.cli.corpus_crypto import add_corpus_crypto_commands
-from pytest_mteval.cli.pages import add_leaderboard_command, add_report_command
-from pytest_mteval.cli.reproduce import add_reproduce_command
-from pytest_mteval.cli.shipped import add_shipped_commands
-from pytest_mteval.cli.signing import add_keygen_command, add_public_key_option, signature_line
-from pytest_mteval.cli.steward import add_steward_command
-from pytest_mteval.cli.submissions import add_bundle_command, add_publish_command
-from pytest_mteval.cli.sweep import add_sweep_commands
-from pytest_mteval.corpus_tools.cli import add_corpus_command
-from pytest_mteval.errors import MtevalError
-from pytest_mteval.history.cli import add_history_commands
-from pytest_mteval.review.chain import verify_chain
-from pytest_mteval.review.cli import add_review_command
+from pytest_mteval.cli.audit_command import AUDIT
+from pytest_mteval.cli.audit_log_command import AUDIT_LOG
+from pytest_mteval.cli.command import Command, add_commands
+from pytest_mteval.cli.compare_command import COMPARE
+from pytest_mteval.cli.corpus_command import CORPUS
+from pytest_mteval.cli.history_commands import RUNS, SHOW
+from pytest_mteval.cli.keygen_command import KEYGEN
+from pytest_mteval.cli.page_commands import LEADERBOARD, REPORT
+from pytest_mteval.cli.reproduce_command import REPRODUCE
+from pytest_mteval.cli.review_command import REVIEW
+from pytest_mteval.cli.schema_command import SCHEMA
+from pytest_mteval.cli.shipped_commands import CORPORA, METHODS
+from pytest_mteval.cli.steward_command import STEWARD
+from pytest_mteval.cli.submission_commands import BUNDLE, PUBLISH
+from pytest_mteval.cli.sweep_commands import MATRIX, SWEEP
+from pytest_mteval.cli.verify_command import VERIFY
 
-
-def _verify(args: argparse.Namespace) -> int:
-    path = Path(args.card)
-    try:
-        card, foreign = read_verified(path)
-        if foreign is not None:  # the reference harness's card or report, by its own rules
-            print(f"OK {path}: {foreign}")
-            return 0
-        verify_chain(card, path)
-        signed = signature_line(card, path, args.public_key)
-    except MtevalError as exc:
-        print(f"INVALID {exc}")
-        return 1
-    print(f"OK {path}: schema, fingerprint and run_card_hash verify ({card['run_card_hash'][:12]})")
-    print(f"   {signed}")
-    print(f"   {_code_line(card)}")
-    return 0
-
-
-def _code_line(card: dict[str, Any]) -> str:
-    """What the card says of the code that ran; an old card has no code hash and is valid,
-    but no bundle can be tied to it."""
-    method = card.get("method") or {}
-    code = method.get("code")
-    if not isinstance(code, dict):
-        return "no code hash (a card from before code hashes, or a method without a folder)"
-    if code.get("sha256") is None:
-        dist = code.get("distribution") or {}
-        return f"code: distribution {dist.get('name')} {dist.get('version')} ({dist.get('sha256')})"
-    return f"code sha256 {code['sha256'][:12]} ({code['files']} files, {code['rule']})"
-
-
-def _schema(args: argparse.Namespace) -> int:
-    print(json.dumps(runcard.json_schema(), indent=2, ensure_ascii=False))
-    return 0
+#: Every ``mteval`` subcommand, in the order ``mteval --help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    VERIFY,
+    SCHEMA,
+    COMPARE,
+    CORPUS,
+    SWEEP,
+    MATRIX,
+    RUNS,
+    SHOW,
+    METHODS,
+    CORPORA,
+    LEADERBOARD,
+    REPORT,
+    BUNDLE,
+    PUBLISH,
+    AUDIT_LOG,
+    KEYGEN,
+    AUDIT,
+    REVIEW,
+    REPRODUCE,
+    STEWARD,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mteval", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    verify = commands.add_parser("verify", help="re-check a run card's schema and hash")
-    verify.add_argument("card", help="path of the run card JSON")
-    add_public_key_option(verify)
-    verify.set_defaults(run=_verify)
-    schema = commands.add_parser("schema", help="print a JSON Schema")
-    schema.add_argument("which", choices=["run-card"])
-    schema.set_defaults(run=_schema)
-    add_compare_command(commands)
-    add_corpus_crypto_commands(add_corpus_command(commands))
-    add_sweep_commands(commands)
-    add_history_commands(commands)
-    add_shipped_commands(commands)
-    add_leaderboard_command(commands)
-    add_report_command(commands)
-    add_bundle_command(commands)
-    add_publish_command(commands)
-    add_audit_log_command(commands)
-    add_keygen_command(commands)
-    add_audit_command(commands)
-    add_review_command(commands)
-    add_reproduce_command(commands)
-    add_steward_command(commands)
+    add_commands(parser, COMMANDS)
     return parser
 
 

@@ -5,7 +5,6 @@ name, default and help."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from pytest_mteval.option_catalog import spec
 from pytest_mteval.option_spec import add_option
@@ -17,10 +16,10 @@ SHARED: dict[str, tuple[str, ...]] = {}
 
 def add_shared_options(
     command: str,
-    add_argument: Callable[..., Any],
+    add_argument: Callable[..., object],
     *names: str,
     unset: str | None = None,
-    **extra: Any,
+    **extra: object,
 ) -> None:
     """Declare ``--NAME`` for each option ``--mteval-NAME`` on ``mteval COMMAND``, numbers
     typed; ``unset`` says what the subcommand does when one is not given (its default is then

@@ -26,7 +26,7 @@ from pytest_mteval.corpus_tools.checks import (
     minimums,
     value_findings,
 )
-from pytest_mteval.corpus_tools.resources import Resource, optional_resources
+from pytest_mteval.corpus_tools.optional_resources import Resource, optional_resources
 
 #: Findings of one code listed in text output before "... and N more" (JSON has them all).
 SHOWN_PER_CODE = 10

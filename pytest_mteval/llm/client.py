@@ -19,16 +19,16 @@ from typing import Any
 
 import httpx
 
-from pytest_mteval.llm.pools import Pools
-from pytest_mteval.llm.response import Attempt, Completion, parse_usage, read_response
-from pytest_mteval.llm.retry_policy import RetryPolicy, parse_retry_after
-from pytest_mteval.llm.settings import (
+from pytest_mteval.llm.chat_settings import (
     DEFAULT_API_KEY_ENV,
     DEFAULT_BASE_URL,
     ChatMessage,
     ChatSettings,
     LLMConfigError,
 )
+from pytest_mteval.llm.pools import Pools
+from pytest_mteval.llm.response import Attempt, Completion, parse_usage, read_response
+from pytest_mteval.llm.retry_policy import RetryPolicy, parse_retry_after
 
 __all__ = [
     "DEFAULT_API_KEY_ENV",

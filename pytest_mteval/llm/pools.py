@@ -10,7 +10,7 @@ from functools import lru_cache
 
 import httpx
 
-from pytest_mteval.llm.settings import ChatSettings
+from pytest_mteval.llm.chat_settings import ChatSettings
 
 #: Connections per httpx pool. httpcore re-checks every connection of a pool whenever a
 #: request starts or ends (encode/httpx#3215), so at concurrency 64 one pool of 64 connections

@@ -17,7 +17,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pytest_mteval.errors import MtevalError, read_json
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import read_json
 
 _DATE_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")
 

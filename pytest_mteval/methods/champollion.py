@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.corpus_model import Dataset
-from pytest_mteval.errors import MtevalError, read_json
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import read_json
 from pytest_mteval.languages import canonical
 
 PREFIX = "champollion:"

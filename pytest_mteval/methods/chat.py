@@ -79,7 +79,7 @@ class ChatMethod:
 
     def preflight(self, config: RunConfig) -> None:
         """Once per run, before any item: model, key, prices, endpoint, then ``prepare``."""
-        from pytest_mteval.llm.preflight import check_chat_setup
+        from pytest_mteval.llm.chat_preflight import check_chat_setup
 
         self.prepare(config)
         check_chat_setup(config)

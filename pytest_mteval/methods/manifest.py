@@ -13,7 +13,8 @@ from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from pytest_mteval.errors import MtevalError, read_json
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import read_json
 from pytest_mteval.languages import canonical
 from pytest_mteval.methods.harness_manifest import is_harness_manifest, mapped_manifest
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.corpus import Corpus, CorpusError
-from pytest_mteval.errors import read_json
+from pytest_mteval.json_files import read_json
 
 
 class ResourceError(CorpusError):

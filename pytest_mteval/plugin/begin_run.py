@@ -19,7 +19,7 @@ from pytest_mteval.cards.baseline import BaselineError, load_baseline
 from pytest_mteval.cards.signing import SigningError, load_private_key
 from pytest_mteval.cards.steward import run_authorisation
 from pytest_mteval.corpus import CorpusError
-from pytest_mteval.errors import MtevalError, SettingsError, check_output_path
+from pytest_mteval.errors import MtevalError, SettingsError
 from pytest_mteval.llm.pricing import PriceError, load_prices
 from pytest_mteval.methods.audit import AuditError, audit_method
 from pytest_mteval.methods.champollion import champollion_choice
@@ -41,6 +41,7 @@ from pytest_mteval.metrics.multilingual_embedder import share_cores
 from pytest_mteval.metrics.registry import builtin_metrics, not_computed
 from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionError
+from pytest_mteval.output_paths import check_output_path
 from pytest_mteval.plugin.method_checks import check_method, check_method_fields
 from pytest_mteval.plugin.options import read_settings
 from pytest_mteval.plugin.xdist_internals import handed_to_worker, is_worker, worker_count
@@ -50,9 +51,9 @@ from pytest_mteval.run.entry_selection import run_corpus
 from pytest_mteval.run.isolation import GATEWAY_SOCKET_KEY, start_isolation
 from pytest_mteval.run.method_args import check_method_args, public_config, secret_names
 from pytest_mteval.run.redaction import secrecy_of
+from pytest_mteval.run.run_settings import Settings
 from pytest_mteval.run.run_state import RunState
 from pytest_mteval.run.sandbox_policy import check_in_process
-from pytest_mteval.run.settings import Settings
 
 #: Every error that stops a run before it starts, each with a message shown as is.
 StartError = (

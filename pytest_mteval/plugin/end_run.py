@@ -27,7 +27,7 @@ from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.review.sealed_sample import seal_review_sample
 from pytest_mteval.run.cache import cache_totals
 from pytest_mteval.run.entry_ledger import incompleteness
-from pytest_mteval.run.record import build_record
+from pytest_mteval.run.entry_scoring import build_record
 from pytest_mteval.run.redaction import redact_card
 from pytest_mteval.run.run_state import RunState
 

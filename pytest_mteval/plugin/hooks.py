@@ -38,18 +38,18 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """``--mteval-sweep``: this invocation runs the sweep's runs instead of a session."""
     if not _asked(config, "mteval_sweep"):
         return None
-    from pytest_mteval.plugin.sweep_command import run_sweep_command
+    from pytest_mteval.plugin.sweep_option import run_requested_sweep
     from pytest_mteval.sweep.plan import SweepError
 
     try:
-        return run_sweep_command(config)
+        return run_requested_sweep(config)
     except SweepError as exc:
         raise pytest.UsageError(str(exc)) from None
 
 
 def pytest_mteval_methods(config: pytest.Config) -> dict[str, Registered]:
     """The methods shipped with pytest-mteval and those installed through entry points."""
-    from pytest_mteval.methods.registry import installed_methods
+    from pytest_mteval.methods.named_methods import installed_methods
 
     return installed_methods()
 

@@ -16,7 +16,7 @@ import pytest
 
 from pytest_mteval.errors import SettingsError
 from pytest_mteval.option_catalog import spec
-from pytest_mteval.run.settings import Settings
+from pytest_mteval.run.run_settings import Settings
 from pytest_mteval.scoring.gate_options import (
     EntryGateOptions,
     GateOptionError,

@@ -19,7 +19,7 @@ from typing import Final
 
 import jinja2
 
-from pytest_mteval.review.cells import neutralise
+from pytest_mteval.review.csv_cells import neutralise
 from pytest_mteval.review.sample import Sample
 
 RATINGS: Final = ("reject", "gist", "acceptable", "excellent")

@@ -6,7 +6,7 @@ The new card is the automated card plus that block and a relabelled tier, re-sea
 block keeps the parent's hash and tier, so :func:`verify_chain` can rebuild the parent and
 check its hash: a validation record cannot come with edited scores or outputs.
 
-The sample is the one its record fixes (``record``), never one a ratings file names; every
+The sample is the one its record fixes (``sample_record.py``), never one a ratings file names; every
 cell read is restored from the spreadsheet-safe form the sheets were written in (``cells``).
 Reviewers are recorded as pseudonymous ids (a hash of the name, compared and hashed in the
 form ``names`` gives it, salted with the parent's hash); how their ratings combine
@@ -27,18 +27,19 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.errors import MtevalError, read_bytes
-from pytest_mteval.review import record
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import read_bytes
+from pytest_mteval.review import sample_record
 from pytest_mteval.review.agreement import agreement, combine
-from pytest_mteval.review.cells import restore
 from pytest_mteval.review.chain import (
     DEFAULT_THRESHOLD,
     USABLE,
     Threshold,
     extend,
 )
+from pytest_mteval.review.csv_cells import restore
 from pytest_mteval.review.form import COLUMNS, RATINGS
-from pytest_mteval.review.names import pseudonym, same_reviewer
+from pytest_mteval.review.reviewer_names import pseudonym, same_reviewer
 from pytest_mteval.review.sample import Sample
 
 _REQUIRED: Final = ("sample_id", "entry_id", "reviewer", "rating")
@@ -238,9 +239,9 @@ def ingest(
     if not rating_paths:
         raise ReviewError("no ratings file given")
     try:
-        path = sample_path or record.find(card_path, card)
-        sample = record.read(path, card, threshold.min_entries)
-    except record.SampleRecordError as exc:
+        path = sample_path or sample_record.find(card_path, card)
+        sample = sample_record.read(path, card, threshold.min_entries)
+    except sample_record.SampleRecordError as exc:
         raise ReviewError(str(exc)) from None
     reviews = [read_review(path, sample, card) for path in rating_paths]
     block = validation_block(card, sample, reviews, threshold, today)

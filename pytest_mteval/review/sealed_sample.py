@@ -24,8 +24,8 @@ from typing import Any, Final
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
 from pytest_mteval.cards.runcard import seal
-from pytest_mteval.errors import read_bytes
-from pytest_mteval.review import record
+from pytest_mteval.json_files import read_bytes
+from pytest_mteval.review import sample_record
 from pytest_mteval.review.chain import minimum_size
 from pytest_mteval.review.sample import DEFAULT_SEED, DEFAULT_SIZE, Item, Sample, SampleError, draw
 from pytest_mteval.review.sealed_box import (
@@ -78,7 +78,7 @@ def seal_review_sample(
             "kind": KIND,
             "format": 1,
             "title": title_of(card),
-            "record": record.content(drawn, card),
+            "record": sample_record.content(drawn, card),
             "items": [asdict(item) for item in items],
         }
         plaintext = json.dumps(document, ensure_ascii=False).encode("utf-8")

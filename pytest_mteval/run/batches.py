@@ -16,8 +16,13 @@ from typing import Protocol
 
 from pytest_mteval.corpus import Entry
 from pytest_mteval.methods.protocol import MethodResult, RunConfig, TranslationMethod
+from pytest_mteval.run.batch_translation import (
+    MethodRunner,
+    PendingBatch,
+    collect_batch,
+    submit_batch,
+)
 from pytest_mteval.run.cache import TranslationCache, split_cached, store
-from pytest_mteval.run.translate import MethodRunner, PendingBatch, collect_batch, submit_batch
 
 
 class BatchBackend(Protocol):

@@ -29,11 +29,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval.corpus import Entry
-from pytest_mteval.errors import MtevalError, parse_json
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import parse_json
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
 from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.run.batch_translation import method_view
 from pytest_mteval.run.result_model import ResultProblem, truncation_note, validate_result
-from pytest_mteval.run.translate import method_view
 
 #: RunConfig fields that cannot change an output (scheduling, and where the folder lives:
 #: its content is hashed instead, so a checkout elsewhere hits the same cache).

@@ -9,8 +9,8 @@ from typing import Any
 from pytest_mteval.llm.cost import estimate_run
 from pytest_mteval.llm.pricing import load_prices
 from pytest_mteval.methods.protocol import DescribesPrompt
+from pytest_mteval.run.batch_translation import method_view
 from pytest_mteval.run.run_state import RunState
-from pytest_mteval.run.translate import method_view
 
 #: Dependency classes whose methods run on local resources only (method-interface spec).
 _LOCAL_CLASSES = frozenset({"S", "O"})

@@ -18,8 +18,8 @@ from typing import Any, Final
 from pytest_mteval.corpus import Corpus, FieldNames
 from pytest_mteval.errors import SettingsError
 from pytest_mteval.run.entry_ids import EntrySelectionError, selected_keys
+from pytest_mteval.run.run_settings import Settings
 from pytest_mteval.run.secret_corpus import open_corpus
-from pytest_mteval.run.settings import Settings
 
 HELD_OUT: Final = "held_out"
 GOLD_STANDARD: Final = "gold_standard"

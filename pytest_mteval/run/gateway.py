@@ -37,7 +37,7 @@ import h11
 
 from pytest_mteval.methods.manifest import MethodManifest
 from pytest_mteval.run import gateway_digest as digest
-from pytest_mteval.run.audit_log import AuditLog
+from pytest_mteval.run.gateway_audit_log import AuditLog
 from pytest_mteval.run.gateway_http import (
     MAX_BODY_BYTES,
     Incoming,
@@ -48,7 +48,7 @@ from pytest_mteval.run.gateway_http import (
 )
 from pytest_mteval.run.gateway_request import MAX_TOKENS_CAP, BadRequest, parse_request
 from pytest_mteval.run.gateway_secrets import KeyFilter
-from pytest_mteval.run.upstream import Upstream, UpstreamError
+from pytest_mteval.run.gateway_upstream import Upstream, UpstreamError
 
 __all__ = ["MAX_BODY_BYTES", "Gateway", "GatewayConfig", "allowed_models"]
 #: Refused requests logged at most, by default; past them the gateway answers 429 unlogged.

@@ -15,20 +15,20 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.errors import SettingsError
+from pytest_mteval.llm.chat_preflight import check_chat_setup
 from pytest_mteval.llm.client import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL
-from pytest_mteval.llm.preflight import check_chat_setup
 from pytest_mteval.methods.manifest import MethodManifest
 from pytest_mteval.methods.preflight import run_check
 from pytest_mteval.methods.protocol import RunConfig
-from pytest_mteval.run.audit_log import AuditLog
 from pytest_mteval.run.gateway import REFUSAL_BUDGET, Gateway, GatewayConfig, allowed_models
+from pytest_mteval.run.gateway_audit_log import AuditLog
 from pytest_mteval.run.hardening import is_dumpable, set_dumpable
 from pytest_mteval.run.method_ref import method_ref
-from pytest_mteval.run.protocol import PROTOCOL_VERSION
 from pytest_mteval.run.remote_method import RemoteMethod
 from pytest_mteval.run.run_state import RunState
 from pytest_mteval.run.runner_client import Launch, ProcessBackend
 from pytest_mteval.run.runner_env import runner_env
+from pytest_mteval.run.runner_protocol import PROTOCOL_VERSION
 from pytest_mteval.run.runtimes import runner_command
 from pytest_mteval.run.sandbox import GATEWAY_DIR_INSIDE, SandboxError, sandbox_launch
 from pytest_mteval.run.sandbox_policy import (

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Final
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 
-from pytest_mteval.errors import first_unencodable
+from pytest_mteval.json_files import first_unencodable
 from pytest_mteval.methods.protocol import MethodResult
 from pytest_mteval.metrics.bounds import scoring_limit
 

@@ -21,12 +21,12 @@ from pytest_mteval.methods.loader import MethodSource
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 from pytest_mteval.metrics.base import Metric
 from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.run.batch_translation import MethodRunner
 from pytest_mteval.run.batches import BatchTranslator
+from pytest_mteval.run.entry_scoring import build_record, score_batches
 from pytest_mteval.run.method_traceback import BatchFailure
-from pytest_mteval.run.record import build_record, score_batches
 from pytest_mteval.run.redaction import Secrecy
-from pytest_mteval.run.settings import Settings
-from pytest_mteval.run.translate import MethodRunner
+from pytest_mteval.run.run_settings import Settings
 from pytest_mteval.scoring.comparable_run import Comparable
 
 _UNSAFE = re.compile(r"[^\w.\-]+")

@@ -24,10 +24,10 @@ from typing import Any
 from pytest_mteval.corpus import Entry
 from pytest_mteval.methods.loader import MethodLoadError
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
+from pytest_mteval.run.batch_translation import PendingBatch, all_failed, check_results, method_view
 from pytest_mteval.run.method_ref import MethodRef
 from pytest_mteval.run.method_traceback import from_reply
-from pytest_mteval.run.protocol import ProtocolError, encode, hello_problem, read_message
-from pytest_mteval.run.translate import PendingBatch, all_failed, check_results, method_view
+from pytest_mteval.run.runner_protocol import ProtocolError, encode, hello_problem, read_message
 
 GRACE_S = 1.0  # how long past a batch's timeout the runner may take to answer
 START_TIMEOUT_S = 120.0  # how long a runner may take to import and build its method

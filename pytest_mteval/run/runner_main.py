@@ -1,5 +1,5 @@
 """The runner process (``python -m pytest_mteval.run.runner_main``): builds one method and
-translates the batches the harness sends it, over the JSON-lines protocol of ``protocol.py``.
+translates the batches the harness sends it, over the JSON-lines protocol of ``runner_protocol.py``.
 
 The protocol keeps private copies of stdin and stdout; the method's own ``print`` goes to
 stderr and its ``input()`` reads nothing, so a method cannot garble the protocol by accident.
@@ -20,7 +20,7 @@ from typing import Any, BinaryIO
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 from pytest_mteval.run.method_ref import build_method, describe
 from pytest_mteval.run.method_traceback import describe as describe_traceback
-from pytest_mteval.run.protocol import PROTOCOL_VERSION, ProtocolError, encode, read_message
+from pytest_mteval.run.runner_protocol import PROTOCOL_VERSION, ProtocolError, encode, read_message
 
 
 class _Channel:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from pytest_mteval.errors import SettingsError
 from pytest_mteval.run.redaction import Secrecy
+from pytest_mteval.run.run_settings import Settings
 from pytest_mteval.run.run_state import RunState
 from pytest_mteval.run.sandbox import sandbox_problem
-from pytest_mteval.run.settings import Settings
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ from typing import Any
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.compare import compare_runs
-from pytest_mteval.errors import MtevalError, read_json
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import read_json
 from pytest_mteval.reports.markdown import md_text
 from pytest_mteval.scoring.comparable_run import from_card
 from pytest_mteval.scoring.gate_options import GateOptions

@@ -1,4 +1,4 @@
-// CSV cells for "Export CSV", the same rules as pytest_mteval/review/cells.py: a cell a
+// CSV cells for "Export CSV", the same rules as pytest_mteval/review/csv_cells.py: a cell a
 // spreadsheet could read as a formula (first character = + - @, tab or carriage return)
 // gets a leading single quote, and so does one that already starts with a quote or a line
 // feed, so that `mteval review ingest` reads back the exact text.

@@ -10,19 +10,13 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
+from pytest_mteval.cli.command import Command
 from pytest_mteval.corpus import CorpusError, parse_corpus
 from pytest_mteval.run.secret_corpus import decrypt, encrypt, read_key, write_new_key
 
 
-def add_corpus_crypto_commands(corpus_commands: Any) -> None:
-    """Register ``encrypt`` and ``decrypt`` on the ``mteval corpus`` subcommand parser."""
-    enc: argparse.ArgumentParser = corpus_commands.add_parser(
-        "encrypt",
-        help="encrypt a corpus (AES-256-GCM) so that only key holders can run or read it",
-        description=__doc__,
-    )
+def _encrypt_arguments(enc: argparse.ArgumentParser) -> None:
     enc.add_argument("input", help="corpus JSON in the clear")
     enc.add_argument("output", help="encrypted corpus to create (e.g. corpus.json.enc)")
     _key_options(enc)
@@ -31,14 +25,12 @@ def add_corpus_crypto_commands(corpus_commands: Any) -> None:
         action="store_true",
         help="create --key-file with a fresh random key (mode 0600) before encrypting",
     )
-    enc.set_defaults(run=run_encrypt)
-    dec: argparse.ArgumentParser = corpus_commands.add_parser(
-        "decrypt", help="decrypt an encrypted corpus", description=__doc__
-    )
+
+
+def _decrypt_arguments(dec: argparse.ArgumentParser) -> None:
     dec.add_argument("input", help="encrypted corpus")
     dec.add_argument("output", help="plaintext file to create, or - for standard output")
     _key_options(dec)
-    dec.set_defaults(run=run_decrypt)
 
 
 def _key_options(parser: argparse.ArgumentParser) -> None:
@@ -105,3 +97,19 @@ def _create(path: Path, data: bytes) -> None:
         raise CorpusError(f"{path}: cannot create: {exc.strerror or exc}") from None
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
+
+
+ENCRYPT = Command(
+    "encrypt",
+    help="encrypt a corpus (AES-256-GCM) so that only key holders can run or read it",
+    add_arguments=_encrypt_arguments,
+    run=run_encrypt,
+    description=__doc__,
+)
+DECRYPT = Command(
+    "decrypt",
+    help="decrypt an encrypted corpus",
+    add_arguments=_decrypt_arguments,
+    run=run_decrypt,
+    description=__doc__,
+)

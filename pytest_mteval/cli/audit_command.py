@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.cards.data_overlap import overlap, overlap_lines
+from pytest_mteval.cli.command import Command
 from pytest_mteval.cli.shared_options import add_shared_options
-from pytest_mteval.corpus import Corpus, load_corpus
+from pytest_mteval.corpus import load_corpus
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.methods.audit import CATEGORIES, AuditError, AuditResult, audit_method
 from pytest_mteval.methods.manifest import load_manifest
@@ -22,13 +23,7 @@ from pytest_mteval.run.secret_corpus import open_corpus
 from pytest_mteval.shipped_corpora import shipped_corpora
 
 
-def add_audit_command(commands: Any) -> None:
-    """Register ``audit`` on the ``mteval`` subcommand parser."""
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "audit",
-        help="list what a method's code can reach and check it against its dependency class",
-        description=__doc__,
-    )
+def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("method", help="method folder (with method.json)")
     parser.add_argument("--strict", action="store_true", help="fail on any finding")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -40,7 +35,6 @@ def add_audit_command(commands: Any) -> None:
         "shipped corpora of its pairs)",
     )
     add_shared_options("audit", parser.add_argument, "corpus-key-file")
-    parser.set_defaults(run=run_audit)
 
 
 def run_audit(args: argparse.Namespace) -> int:
@@ -82,10 +76,6 @@ def _overlaps(folder: Path, given: list[str], key_file: str | None) -> list[dict
     return [overlap(folder, corpus, manifest) for corpus in corpora]
 
 
-def _pair(corpus: Corpus) -> tuple[str, str]:
-    return corpus.dataset.source_language, corpus.dataset.target_language
-
-
 def audit_lines(result: AuditResult) -> list[str]:
     lines = [
         f"audit of {result.folder} (dependency class {result.dependency_class}): "
@@ -102,3 +92,12 @@ def audit_lines(result: AuditResult) -> list[str]:
     if result.passed:
         lines.append(f"OK: nothing found contradicts class {result.dependency_class}")
     return lines
+
+
+AUDIT = Command(
+    "audit",
+    help="list what a method's code can reach and check it against its dependency class",
+    add_arguments=_arguments,
+    run=run_audit,
+    description=__doc__,
+)

@@ -10,26 +10,19 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.cli.signing import add_public_key_option, signature_line
+from pytest_mteval.cli.command import Command
+from pytest_mteval.cli.verify_command import add_public_key_option, signature_line
 from pytest_mteval.errors import MtevalError
-from pytest_mteval.run.audit_log import verify_log
+from pytest_mteval.run.gateway_audit_log import verify_log
 
 
-def add_audit_log_command(commands: Any) -> None:
-    """Register ``audit-log verify`` on the ``mteval`` subcommand parser."""
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "audit-log", help="check the LLM gateway's hash-chained audit log", description=__doc__
-    )
-    actions = parser.add_subparsers(dest="action", required=True)
-    verify = actions.add_parser("verify", help="check every line's link to the one before")
+def _arguments(verify: argparse.ArgumentParser) -> None:
     verify.add_argument("log", help="path of the audit log (JSON lines)")
     verify.add_argument("--card", help="run card whose runner.gateway names this log's head")
     verify.add_argument("--head", help="expected sha256 of the last line")
     add_public_key_option(verify)
-    verify.set_defaults(run=_verify)
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -62,3 +55,19 @@ def _verify(args: argparse.Namespace) -> int:
     )
     print(f"OK {args.log}: {checked.lines} lines chained; head {checked.head} ({anchor})")
     return 0
+
+
+AUDIT_LOG = Command(
+    "audit-log",
+    help="check the LLM gateway's hash-chained audit log",
+    description=__doc__,
+    subcommands=(
+        Command(
+            "verify",
+            help="check every line's link to the one before",
+            add_arguments=_arguments,
+            run=_verify,
+            description=__doc__,
+        ),
+    ),
+)

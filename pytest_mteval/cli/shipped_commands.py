@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import Any
 
+from pytest_mteval.cli.command import Command
 from pytest_mteval.methods.manifest import ManifestError
-from pytest_mteval.methods.registry import listings
+from pytest_mteval.methods.named_methods import listings
 from pytest_mteval.shipped_corpora import shipped_corpora
-
-
-def add_shipped_commands(commands: Any) -> None:
-    """Register ``methods`` and ``corpora`` on the ``mteval`` subcommand parser."""
-    methods = commands.add_parser("methods", help="list methods installed by name")
-    methods.set_defaults(run=_methods)
-    corpora = commands.add_parser("corpora", help="list the corpora shipped with pytest-mteval")
-    corpora.set_defaults(run=_corpora)
 
 
 def _table(rows: Sequence[Sequence[str]]) -> None:
@@ -52,3 +44,7 @@ def _corpora(args: argparse.Namespace) -> int:
         rows.append((name, pair, str(count), str(path)))
     _table(rows)
     return 0
+
+
+METHODS = Command("methods", help="list methods installed by name", run=_methods)
+CORPORA = Command("corpora", help="list the corpora shipped with pytest-mteval", run=_corpora)

@@ -1,17 +1,19 @@
 """``mteval review sample`` and ``mteval review ingest``: the human-validation round trip
-(a secret run's sealed sample: ``review keygen`` and ``review open``, in ``open_cli``)."""
+(a secret run's sealed sample: ``review keygen`` and ``review open``, in
+``review_steward_commands.py``)."""
 
 from __future__ import annotations
 
 import argparse
 import datetime
 from pathlib import Path
-from typing import Any
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cli.command import Command
+from pytest_mteval.cli.review_steward_commands import KEYGEN, OPEN
 from pytest_mteval.review import chain, ingest, sample
-from pytest_mteval.review.open_cli import add_steward_commands, write_sheets
 from pytest_mteval.review.sealed_sample import title_of
+from pytest_mteval.review.sheets import write_sheets
 
 _SAMPLE_HELP = (
     "draw a review sample; write the review form (HTML), the CSV template and the sample "
@@ -27,13 +29,7 @@ _INGEST_HELP = (
 )
 
 
-def add_review_command(commands: Any) -> None:
-    """``mteval review {sample,ingest}`` (``commands`` is the parser's subparsers action)."""
-    review = commands.add_parser("review", help="human validation of a run (spec §7.3)")
-    steps = review.add_subparsers(dest="step", required=True)
-    draw = steps.add_parser(
-        "sample", help="draw a review sample and write the review sheets", description=_SAMPLE_HELP
-    )
+def _sample_arguments(draw: argparse.ArgumentParser) -> None:
     draw.add_argument("card", type=Path, help="the run card to validate")
     draw.add_argument(
         "-n",
@@ -44,10 +40,9 @@ def add_review_command(commands: Any) -> None:
     draw.add_argument("--seed", type=int, default=sample.DEFAULT_SEED, help="seed (12345)")
     draw.add_argument("--out", type=Path, help="folder for the sheets (the card's folder)")
     draw.add_argument("--no-reference", action="store_true", help="do not show references")
-    draw.set_defaults(run=_sample)
-    take = steps.add_parser(
-        "ingest", help="check ratings and write a validated card", description=_INGEST_HELP
-    )
+
+
+def _ingest_arguments(take: argparse.ArgumentParser) -> None:
     take.add_argument("card", type=Path, help="the run card the sample was drawn from")
     take.add_argument("ratings", type=Path, nargs="+", help="one CSV per reviewer")
     take.add_argument(
@@ -57,11 +52,17 @@ def add_review_command(commands: Any) -> None:
     )
     take.add_argument("--out", type=Path, help="the new card (default <card>.validated.json)")
     default = chain.DEFAULT_THRESHOLD
-    take.add_argument("--min-reviewers", default=str(default.min_reviewers), help="(2, or more)")
-    take.add_argument("--min-entries", default=str(default.min_entries), help="(30, or more)")
-    take.add_argument("--min-usable", default=str(default.min_usable), help="(0.8 to 1)")
-    take.set_defaults(run=_ingest)
-    add_steward_commands(steps)
+    take.add_argument(
+        "--min-reviewers", default=str(default.min_reviewers), help="reviewers needed (2, or more)"
+    )
+    take.add_argument(
+        "--min-entries", default=str(default.min_entries), help="rated entries needed (30, or more)"
+    )
+    take.add_argument(
+        "--min-usable",
+        default=str(default.min_usable),
+        help="share of rated entries rated acceptable or better (0.8 to 1)",
+    )
 
 
 def _sample(args: argparse.Namespace) -> int:
@@ -129,3 +130,27 @@ def _typed(value: object) -> str:
     """What the user typed: argparse hands ``--min-entries=--`` over as an empty list (its
     handling of ``--``), which would otherwise crash the threshold's one-line check."""
     return value if isinstance(value, str) else "--"
+
+
+REVIEW = Command(
+    "review",
+    help="human validation of a run (spec §7.3)",
+    subcommands=(
+        Command(
+            "sample",
+            help="draw a review sample and write the review sheets",
+            add_arguments=_sample_arguments,
+            run=_sample,
+            description=_SAMPLE_HELP,
+        ),
+        Command(
+            "ingest",
+            help="check ratings and write a validated card",
+            add_arguments=_ingest_arguments,
+            run=_ingest,
+            description=_INGEST_HELP,
+        ),
+        KEYGEN,
+        OPEN,
+    ),
+)

@@ -6,22 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
+from pytest_mteval.cli.command import Command
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.sweep.reproduction import report_lines, reproduce
 
 
-def add_reproduce_command(commands: Any) -> None:
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "reproduce",
-        help="re-run a card's configuration, cache off, and check the ±2%% of spec §1.3",
-        description="Re-run the card's corpus, method, model, temperature, condition, batch "
-        "size, method args and filters with the translation cache off, --repeats times, and "
-        "report each headline score's mean, spread and largest gap to the card. Exit 0 when "
-        "every repeat's composite is within ±2%% of the card's, 1 when not.",
-    )
-    parser.add_argument("card", type=Path)
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("card", type=Path, help="the run card to reproduce")
     parser.add_argument("--repeats", type=int, default=1, help="uncached runs (default 1)")
     parser.add_argument(
         "--output",
@@ -38,7 +30,6 @@ def add_reproduce_command(commands: Any) -> None:
         help="an option for every pytest run, e.g. --pytest-arg=--mteval-prices=p.json "
         "(repeatable)",
     )
-    parser.set_defaults(run=run_reproduce)
 
 
 def run_reproduce(args: argparse.Namespace) -> int:
@@ -56,3 +47,15 @@ def run_reproduce(args: argparse.Namespace) -> int:
     for line in report_lines(result):
         print(line)
     return 0 if result.holds else 1
+
+
+REPRODUCE = Command(
+    "reproduce",
+    help="re-run a card's configuration, cache off, and check the ±2%% of spec §1.3",
+    add_arguments=_arguments,
+    run=run_reproduce,
+    description="Re-run the card's corpus, method, model, temperature, condition, batch "
+    "size, method args and filters with the translation cache off, --repeats times, and "
+    "report each headline score's mean, spread and largest gap to the card. Exit 0 when "
+    "every repeat's composite is within ±2%% of the card's, 1 when not.",
+)

@@ -18,7 +18,7 @@ from pytest_mteval.sweep.plan import load_plan
 _SWEEP_ONLY = ("--mteval-sweep", "--mteval-allow-over-budget", "--mteval-dry-run")
 
 
-def run_sweep_command(config: pytest.Config) -> int | None:
+def run_requested_sweep(config: pytest.Config) -> int | None:
     """The sweep's exit code, or None when no sweep was asked for (a normal session)."""
     raw = config.getoption("mteval_sweep") or config.getini("mteval_sweep")
     if not raw:

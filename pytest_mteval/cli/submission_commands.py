@@ -14,20 +14,17 @@ from pytest_mteval.cards.bundle_leaks import MIN_CHARS, corpus_references
 from pytest_mteval.cards.data_overlap import overlap_lines
 from pytest_mteval.cards.publish import PublishError, publish, verified_card
 from pytest_mteval.cards.signing import load_public_key
+from pytest_mteval.cli.command import Command
 from pytest_mteval.errors import MtevalError
 
 
-def add_bundle_command(commands: Any) -> None:
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "bundle",
-        help="pack a submission bundle (METHOD CARD -o OUT), or check one (check BUNDLE)",
-        description="`mteval bundle METHOD CARD -o bundle.tar.gz` packs the run card, the "
-        "method folder (code, manifest, README, bundled dependencies) and a cost report "
-        "(spec §9.1). `mteval bundle check BUNDLE` lists every problem of a bundle, the "
-        "bundled code's hash against the one the card sealed included. With --corpus, either "
-        "refuses a bundle holding the corpus or any of its references.",
+def _bundle_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "args",
+        nargs="+",
+        metavar="METHOD CARD | check BUNDLE",
+        help="the method folder and its run card to pack, or check and the bundle to check",
     )
-    parser.add_argument("args", nargs="+", metavar="METHOD CARD | check BUNDLE")
     parser.add_argument("-o", "--output", type=Path, default=None, help="bundle to write")
     parser.add_argument(
         "--include",
@@ -55,7 +52,6 @@ def add_bundle_command(commands: Any) -> None:
         help="check: the card must be signed with this Ed25519 key (an unsigned card, code "
         "hash included, can be rewritten and sealed again by anyone)",
     )
-    parser.set_defaults(run=run_bundle)
 
 
 def run_bundle(args: argparse.Namespace) -> int:
@@ -101,19 +97,14 @@ def run_bundle(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_publish_command(commands: Any) -> None:
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "publish",
-        help="post a verified run card with its method_config block to a leaderboard URL",
-    )
-    parser.add_argument("card", type=Path)
-    parser.add_argument("--url", required=True)
+def _publish_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("card", type=Path, help="the run card to post")
+    parser.add_argument("--url", required=True, help="the leaderboard's submission URL")
     parser.add_argument(
         "--token-env", default=None, metavar="NAME", help="environment variable holding a token"
     )
-    parser.add_argument("--retries", type=int, default=3)
+    parser.add_argument("--retries", type=int, default=3, help="retries of a failed post (3)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
-    parser.set_defaults(run=run_publish)
 
 
 def run_publish(args: argparse.Namespace) -> int:
@@ -131,3 +122,22 @@ def run_publish(args: argparse.Namespace) -> int:
         return 1
     print(f"published {args.card} to {args.url}: HTTP {response.status_code}")
     return 0
+
+
+BUNDLE = Command(
+    "bundle",
+    help="pack a submission bundle (METHOD CARD -o OUT), or check one (check BUNDLE)",
+    add_arguments=_bundle_arguments,
+    run=run_bundle,
+    description="`mteval bundle METHOD CARD -o bundle.tar.gz` packs the run card, the "
+    "method folder (code, manifest, README, bundled dependencies) and a cost report "
+    "(spec §9.1). `mteval bundle check BUNDLE` lists every problem of a bundle, the "
+    "bundled code's hash against the one the card sealed included. With --corpus, either "
+    "refuses a bundle holding the corpus or any of its references.",
+)
+PUBLISH = Command(
+    "publish",
+    help="post a verified run card with its method_config block to a leaderboard URL",
+    add_arguments=_publish_arguments,
+    run=run_publish,
+)

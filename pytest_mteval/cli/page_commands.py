@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.baseline import BaselineError, read_run
 from pytest_mteval.cards.foreign_view import read_verified
 from pytest_mteval.cards.signing import load_public_key
+from pytest_mteval.cli.command import Command
 from pytest_mteval.cli.shared_options import add_shared_options
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.reports import leaderboard
@@ -27,16 +27,7 @@ def write_page(text: str, out: str, default_name: str) -> Path:
     return target
 
 
-def add_leaderboard_command(commands: Any) -> None:
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "leaderboard",
-        help="rank verified run cards, like with like (markdown; --html for a page)",
-        description="Rank run cards (files or folders of *.json) by composite, one board per "
-        "track (official gold-standard runs first), corpus version, scoring profile and "
-        "composite metric set. Partial, interrupted or incomplete cards are listed apart, "
-        "never ranked; class X methods are not listed. Cards that do not verify are refused "
-        "with the reason (exit 1).",
-    )
+def _leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("cards", nargs="+", help="run card files or folders holding them")
     parser.add_argument("--domain", default=None, help="rank on this domain code (§2.7)")
     parser.add_argument("--html", default=None, metavar="OUT", help="HTML page path or folder/")
@@ -49,7 +40,6 @@ def add_leaderboard_command(commands: Any) -> None:
         help="a maintainer's Ed25519 public key (repeatable): only an uncached reproduction "
         "signed by one, not by the submitter's key, makes a card maintainer-verified",
     )
-    parser.set_defaults(run=run_leaderboard)
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
@@ -84,12 +74,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     return 1 if board_set.refused else 0
 
 
-def add_report_command(commands: Any) -> None:
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "report",
-        help="the HTML report of one run card",
-        description="Write a self-contained HTML report of a verified run card.",
-    )
+def _report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("card", type=Path, help="run card JSON")
     parser.add_argument("--html", required=True, metavar="OUT", help="page path or folder/")
     parser.add_argument(
@@ -99,7 +84,6 @@ def add_report_command(commands: Any) -> None:
         help="run card (or reference-harness report) to show regressed entries against",
     )
     add_shared_options("report", parser.add_argument, "entry-max-drop")
-    parser.set_defaults(run=run_report_command)
 
 
 def run_report_command(args: argparse.Namespace) -> int:
@@ -120,3 +104,23 @@ def run_report_command(args: argparse.Namespace) -> int:
         return 2
     print(f"report written to {written}")
     return 0
+
+
+LEADERBOARD = Command(
+    "leaderboard",
+    help="rank verified run cards, like with like (markdown; --html for a page)",
+    add_arguments=_leaderboard_arguments,
+    run=run_leaderboard,
+    description="Rank run cards (files or folders of *.json) by composite, one board per "
+    "track (official gold-standard runs first), corpus version, scoring profile and "
+    "composite metric set. Partial, interrupted or incomplete cards are listed apart, "
+    "never ranked; class X methods are not listed. Cards that do not verify are refused "
+    "with the reason (exit 1).",
+)
+REPORT = Command(
+    "report",
+    help="write the HTML report of one run card",
+    add_arguments=_report_arguments,
+    run=run_report_command,
+    description="Write a self-contained HTML report of a verified run card.",
+)

@@ -7,27 +7,19 @@ import argparse
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from pytest_mteval.cards.signing import load_private_key
 from pytest_mteval.cards.steward import authorise, parse_expiry, steward_fingerprint
+from pytest_mteval.cli.command import Command
 from pytest_mteval.cli.shared_options import add_shared_options
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.methods.code_hash import folder_hash
 from pytest_mteval.methods.manifest import load_manifest
-from pytest_mteval.methods.registry import shipped_methods
+from pytest_mteval.methods.named_methods import shipped_methods
 from pytest_mteval.run.secret_corpus import open_corpus
 
 
-def add_steward_command(commands: Any) -> None:
-    """Register ``steward authorise`` on the ``mteval`` subcommand parser."""
-    steward = commands.add_parser("steward", help="a corpus steward's decisions")
-    actions = steward.add_subparsers(dest="steward_command", required=True)
-    parser: argparse.ArgumentParser = actions.add_parser(
-        "authorise",
-        help="sign a file allowing an A1 method's run on a secret corpus",
-        description=__doc__,
-    )
+def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", required=True, help="the corpus (encrypted or in the clear)")
     keys = parser.add_mutually_exclusive_group()
     add_shared_options("steward authorise", keys.add_argument, "corpus-key-file", "corpus-key-env")
@@ -35,7 +27,6 @@ def add_steward_command(commands: Any) -> None:
     parser.add_argument("--key", required=True, help="the steward's private key (mteval keygen)")
     parser.add_argument("--expires", required=True, help="YYYY-MM-DD (end of day, UTC)")
     parser.add_argument("-o", "--output", required=True, help="where to write it (new file)")
-    parser.set_defaults(run=run_authorise)
 
 
 def _method_folder(name: str) -> Path:
@@ -76,3 +67,18 @@ def run_authorise(args: argparse.Namespace) -> int:
         f"signed by steward key {steward_fingerprint(key)[:16]}…: {args.output}"
     )
     return 0
+
+
+STEWARD = Command(
+    "steward",
+    help="record a corpus steward's decisions",
+    subcommands=(
+        Command(
+            "authorise",
+            help="sign a file allowing an A1 method's run on a secret corpus",
+            add_arguments=_arguments,
+            run=run_authorise,
+            description=__doc__,
+        ),
+    ),
+)

@@ -8,21 +8,22 @@ from typing import Any
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.foreign_view import read_verified
+from pytest_mteval.cli.command import Command
 from pytest_mteval.history.index import HistoryError, read_index, resolve_run
 from pytest_mteval.reports.terminal import summary_lines
 
 DEFAULT_RUNS = Path(".mteval") / "runs"
 
 
-def add_history_commands(commands: Any) -> None:
-    """Register ``runs`` and ``show`` on the ``mteval`` subcommand parser."""
-    runs = commands.add_parser("runs", help="list the runs recorded in .mteval/runs")
+def _runs_arguments(runs: argparse.ArgumentParser) -> None:
     runs.add_argument("--dir", type=Path, default=DEFAULT_RUNS, help="runs folder")
-    runs.set_defaults(run=_runs)
-    show = commands.add_parser("show", help="summarize one run: latest, a run id, or a card")
-    show.add_argument("run_ref", metavar="latest|RUN|CARD")
+
+
+def _show_arguments(show: argparse.ArgumentParser) -> None:
+    show.add_argument(
+        "run_ref", metavar="latest|RUN|CARD", help="the latest run, a run id, or a card's path"
+    )
     show.add_argument("--dir", type=Path, default=DEFAULT_RUNS, help="runs folder")
-    show.set_defaults(run=_show)
 
 
 def _runs(args: argparse.Namespace) -> int:
@@ -101,3 +102,17 @@ def _show(args: argparse.Namespace) -> int:
         verdict = "PASSED" if gate.get("passed") else "FAILED"
         print(f"gate             {verdict} against {gate.get('baseline') or '(no baseline)'}")
     return 0
+
+
+RUNS = Command(
+    "runs",
+    help="list the runs recorded in .mteval/runs",
+    add_arguments=_runs_arguments,
+    run=_runs,
+)
+SHOW = Command(
+    "show",
+    help="summarize one run: latest, a run id, or a card",
+    add_arguments=_show_arguments,
+    run=_show,
+)

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from pytest_mteval.errors import MtevalError
+from pytest_mteval.llm.chat_settings import ChatSettings
 from pytest_mteval.llm.pools import tls_context
 from pytest_mteval.llm.pricing import load_prices
-from pytest_mteval.llm.settings import ChatSettings
 from pytest_mteval.methods.protocol import RunConfig
 
 #: Seconds the connection check may take.

@@ -15,8 +15,9 @@ from pytest_mteval.cards import runcard
 from pytest_mteval.cards.baseline import BaselineError, dataset_difference, read_run, run_texts
 from pytest_mteval.cards.compare import DEFAULT_TOP, compare_runs, markdown, text_lines
 from pytest_mteval.cards.reference_note import reference_lines
+from pytest_mteval.cli.command import Command
+from pytest_mteval.cli.history_commands import DEFAULT_RUNS
 from pytest_mteval.cli.shared_options import add_shared_options
-from pytest_mteval.history.cli import DEFAULT_RUNS
 from pytest_mteval.history.index import HistoryError, resolve_run
 from pytest_mteval.option_catalog import float_default
 from pytest_mteval.scoring.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -30,23 +31,18 @@ from pytest_mteval.scoring.gate_options import (
 UNUSABLE = 2
 
 
-def add_compare_command(commands: Any) -> None:
-    """Register ``compare`` on the ``mteval`` subcommand parser."""
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "compare",
-        help="compare two run cards (or reference-harness reports): B against baseline A",
-        description=__doc__,
-    )
+def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("a", help="baseline run card or *_report.json (or latest, a run id)")
     parser.add_argument("b", help="new run card or *_report.json (or latest, a run id)")
-    parser.add_argument("--format", choices=["text", "markdown"], default="text")
+    parser.add_argument(
+        "--format", choices=["text", "markdown"], default="text", help="output format"
+    )
     gate = ("max-drop", "fail-under", "gate", "significance")
     add_shared_options("compare", parser.add_argument, *gate, unset="B's card's gate")
     parser.add_argument("--bootstrap", type=int, default=DEFAULT_RESAMPLES, help="resamples")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the resamples")
     parser.add_argument("--top", type=int, default=DEFAULT_TOP, help="entries listed per side")
     add_shared_options("compare", parser.add_argument, "allow-dataset-change")
-    parser.set_defaults(run=run_compare)
 
 
 def _card_path(ref: str) -> Path:
@@ -113,3 +109,12 @@ def run_compare(args: argparse.Namespace) -> int:
     else:
         print("\n".join([*text_lines(comparison), *references]))
     return 0 if comparison.verdict.passed else 1
+
+
+COMPARE = Command(
+    "compare",
+    help="compare two run cards (or reference-harness reports): B against baseline A",
+    add_arguments=_arguments,
+    run=run_compare,
+    description=__doc__,
+)

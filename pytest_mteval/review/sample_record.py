@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from pytest_mteval.errors import MtevalError, read_json
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import read_json
 from pytest_mteval.review.chain import minimum_size
 from pytest_mteval.review.sample import Sample, SampleError, draw, drawing_hash
 

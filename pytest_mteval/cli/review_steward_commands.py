@@ -1,22 +1,20 @@
 """``mteval review keygen`` and ``mteval review open``: the steward's side of reviewing a
-secret run (``sealed_sample``), and the sheets every review is rated on."""
+secret run (``review/sealed_sample.py``)."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.review import form, record
-from pytest_mteval.review.sample import Sample
+from pytest_mteval.cli.command import Command
 from pytest_mteval.review.sealed_box import (
     SealedBoxError,
     generate_key_pair,
     load_private_key,
 )
 from pytest_mteval.review.sealed_sample import check_against_card, open_sample
+from pytest_mteval.review.sheets import write_sheets
 
 _OPEN_HELP = (
     "decrypt the review sample a secret run sealed to the steward's key and write the same "
@@ -26,40 +24,16 @@ _OPEN_HELP = (
 )
 
 
-def add_steward_commands(steps: Any) -> None:
-    """``review keygen`` and ``review open`` (``steps`` is review's subparsers action)."""
-    keygen = steps.add_parser(
-        "keygen",
-        help="write the steward's X25519 key pair (PATH and PATH.pub) for sealed samples",
-        description="Write a new X25519 private key to PATH (mode 0600) and its public key to "
-        "PATH.pub. Neither may exist. Give the public key to the harness of secret runs "
-        "(--mteval-review-sample-key); keep the private key for `mteval review open`.",
-    )
+def _keygen_arguments(keygen: argparse.ArgumentParser) -> None:
     keygen.add_argument("path", type=Path, help="where to write the private key")
-    keygen.set_defaults(run=_keygen)
-    opener = steps.add_parser(
-        "open", help="decrypt a secret run's sealed review sample", description=_OPEN_HELP
-    )
+
+
+def _open_arguments(opener: argparse.ArgumentParser) -> None:
     opener.add_argument("sample", type=Path, help="the review-<id>.sealed file the run wrote")
     opener.add_argument("--key", type=Path, required=True, help="the steward's private key")
     opener.add_argument("--card", type=Path, help="also check the file is the one this card names")
     opener.add_argument("--out", type=Path, help="folder for the sheets (the sample's folder)")
     opener.add_argument("--no-reference", action="store_true", help="do not show references")
-    opener.set_defaults(run=_open)
-
-
-def write_sheets(
-    drawn: Sample, title: str, card: Mapping[str, Any], out: Path, with_reference: bool
-) -> tuple[Path, Path, Path]:
-    """The review form, the CSV template and the sample record, in ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    stem = f"review-{drawn.sample_id}"
-    html, template = out / f"{stem}.html", out / f"{stem}.csv"
-    html.write_text(form.html_form(drawn, title, with_reference), encoding="utf-8")
-    template.write_text(form.csv_template(drawn, with_reference), encoding="utf-8")
-    kept = record.path_for(out, drawn)
-    record.write(kept, drawn, card)
-    return html, template, kept
 
 
 def _keygen(args: argparse.Namespace) -> int:
@@ -91,3 +65,21 @@ def _open(args: argparse.Namespace) -> int:
     print(f"CSV template: {template}")
     print(f"sample record (ingest checks ratings against it): {kept}")
     return 0
+
+
+KEYGEN = Command(
+    "keygen",
+    help="write the steward's X25519 key pair (PATH and PATH.pub) for sealed samples",
+    add_arguments=_keygen_arguments,
+    run=_keygen,
+    description="Write a new X25519 private key to PATH (mode 0600) and its public key to "
+    "PATH.pub. Neither may exist. Give the public key to the harness of secret runs "
+    "(--mteval-review-sample-key); keep the private key for `mteval review open`.",
+)
+OPEN = Command(
+    "open",
+    help="decrypt a secret run's sealed review sample",
+    add_arguments=_open_arguments,
+    run=_open,
+    description=_OPEN_HELP,
+)

@@ -1,12 +1,14 @@
-"""The ``mteval corpus`` command group. ``add_corpus_command`` returns the group's subparsers
-so that further commands (``corpus encrypt``...) register on it the same way."""
+"""The ``mteval corpus`` command group: import, lint, stats and rotate (the corpus tools of
+``corpus_tools/``), encrypt and decrypt (``corpus_crypto_commands.py``)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
+from pytest_mteval.cli.command import Command
+from pytest_mteval.cli.corpus_crypto_commands import DECRYPT, ENCRYPT
 from pytest_mteval.corpus import CorpusError
 from pytest_mteval.corpus_tools.entries import ENTRY_FIELDS
 from pytest_mteval.corpus_tools.envelope import DEFAULTABLE
@@ -32,52 +34,41 @@ _ENVELOPE_OPTIONS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def add_corpus_command(commands: Any) -> Any:
-    """Register ``corpus`` on the ``mteval`` subcommand parser; return its subparsers."""
-    group: argparse.ArgumentParser = commands.add_parser(
-        "corpus",
-        help="import, lint, describe and rotate corpora (spec §2, §11)",
-        description="Build and check corpora for a new language (spec §2, §11).",
-    )
-    sub = group.add_subparsers(dest="corpus_command", required=True, metavar="COMMAND")
-    _add_import(sub)
-    lint = sub.add_parser(
-        "lint",
-        help="check the §11.1 minimums, the §2 schema and the content; exit 0/1/2",
-        description="Exit 0: ready; 1: problems (each named); 2: not readable as a corpus.",
-    )
-    lint.add_argument("corpus", type=Path)
-    lint.add_argument("--format", choices=["text", "json"], default="text")
+def _lint_arguments(lint: argparse.ArgumentParser) -> None:
+    lint.add_argument("corpus", type=Path, help="the corpus JSON")
+    lint.add_argument("--format", choices=["text", "json"], default="text", help="output format")
     lint.add_argument("--all", action="store_true", help="list every finding, not 10 per kind")
     lint.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
-    lint.set_defaults(run=lambda a: run_lint(a.corpus, a.format, a.all, a.strict))
-    stats = sub.add_parser("stats", help="distributions, sizes and lengths of a corpus")
-    stats.add_argument("corpus", type=Path)
-    stats.add_argument("--format", choices=["text", "json"], default="text")
-    stats.set_defaults(run=lambda a: run_stats(a.corpus, a.format))
-    rotate = sub.add_parser(
-        "rotate",
-        help="move K seeded entries between development and gold_standard (spec §9.3.2)",
+
+
+def _lint(args: argparse.Namespace) -> int:
+    return run_lint(args.corpus, args.format, args.all, args.strict)
+
+
+def _stats_arguments(stats: argparse.ArgumentParser) -> None:
+    stats.add_argument("corpus", type=Path, help="the corpus JSON")
+    stats.add_argument("--format", choices=["text", "json"], default="text", help="output format")
+
+
+def _stats(args: argparse.Namespace) -> int:
+    return run_stats(args.corpus, args.format)
+
+
+def _rotate_arguments(rotate: argparse.ArgumentParser) -> None:
+    rotate.add_argument("corpus", type=Path, help="the corpus JSON")
+    rotate.add_argument("--seed", type=int, required=True, help="seed of the draw")
+    rotate.add_argument(
+        "--move", type=int, required=True, metavar="K", help="entries moved each way"
     )
-    rotate.add_argument("corpus", type=Path)
-    rotate.add_argument("--seed", type=int, required=True)
-    rotate.add_argument("--move", type=int, required=True, metavar="K")
     rotate.add_argument("-o", "--output", type=Path, required=True, help="the new version's file")
     rotate.add_argument("--new-version", help="version of the result (default: last number + 1)")
-    rotate.set_defaults(run=lambda a: run_rotate(a.corpus, a.seed, a.move, a.output, a.new_version))
-    return sub
 
 
-def _add_import(sub: Any) -> None:
-    parser: argparse.ArgumentParser = sub.add_parser(
-        "import",
-        help="a CSV/TSV sheet, two aligned text files or a harness corpus -> the spec's JSON",
-        description=(
-            "Columns named like entry fields (source, reference, segment, difficulty, ...) are "
-            "read as such; map others with --source-column, --reference-column or "
-            "--column FIELD=HEADER. Rows that cannot be entries are listed with the reason."
-        ),
-    )
+def _rotate(args: argparse.Namespace) -> int:
+    return run_rotate(args.corpus, args.seed, args.move, args.output, args.new_version)
+
+
+def _import_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "inputs",
         nargs="+",
@@ -86,9 +77,15 @@ def _add_import(sub: Any) -> None:
         help="a .csv/.tsv sheet with a header, a harness .json, or SOURCE.txt REFERENCE.txt",
     )
     parser.add_argument("-o", "--output", type=Path, required=True, help="corpus JSON to write")
-    parser.add_argument("--format", choices=["csv", "tsv", "parallel", "harness"])
-    parser.add_argument("--source-column", metavar="HEADER")
-    parser.add_argument("--reference-column", metavar="HEADER")
+    parser.add_argument(
+        "--format",
+        choices=["csv", "tsv", "parallel", "harness"],
+        help="input format (default: told from the file names)",
+    )
+    parser.add_argument("--source-column", metavar="HEADER", help="header of the source column")
+    parser.add_argument(
+        "--reference-column", metavar="HEADER", help="header of the reference column"
+    )
     parser.add_argument(
         "--column",
         action="append",
@@ -129,7 +126,6 @@ def _add_import(sub: Any) -> None:
     )
     parser.add_argument("--strict", action="store_true", help="write nothing if any row is skipped")
     parser.add_argument("--force", action="store_true", help="overwrite the output file")
-    parser.set_defaults(run=run_import)
 
 
 def _columns(args: argparse.Namespace) -> dict[str, tuple[str, ...]]:
@@ -206,3 +202,43 @@ def run_import(args: argparse.Namespace) -> int:
         f"sha256 {digest}. Next: mteval corpus lint {output}"
     )
     return 0
+
+
+CORPUS = Command(
+    "corpus",
+    help="import, lint, describe and rotate corpora (spec §2, §11)",
+    description="Build and check corpora for a new language (spec §2, §11).",
+    subcommands=(
+        Command(
+            "import",
+            help="a CSV/TSV sheet, two aligned text files or a harness corpus -> the spec's JSON",
+            add_arguments=_import_arguments,
+            run=run_import,
+            description="Columns named like entry fields (source, reference, segment, "
+            "difficulty, ...) are read as such; map others with --source-column, "
+            "--reference-column or --column FIELD=HEADER. Rows that cannot be entries are "
+            "listed with the reason.",
+        ),
+        Command(
+            "lint",
+            help="check the §11.1 minimums, the §2 schema and the content; exit 0/1/2",
+            add_arguments=_lint_arguments,
+            run=_lint,
+            description="Exit 0: ready; 1: problems (each named); 2: not readable as a corpus.",
+        ),
+        Command(
+            "stats",
+            help="distributions, sizes and lengths of a corpus",
+            add_arguments=_stats_arguments,
+            run=_stats,
+        ),
+        Command(
+            "rotate",
+            help="move K seeded entries between development and gold_standard (spec §9.3.2)",
+            add_arguments=_rotate_arguments,
+            run=_rotate,
+        ),
+        ENCRYPT,
+        DECRYPT,
+    ),
+)

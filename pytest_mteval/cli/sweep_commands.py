@@ -6,22 +6,19 @@ import argparse
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
+from pytest_mteval.cli.command import Command
 from pytest_mteval.cli.shared_options import add_shared_options
 from pytest_mteval.sweep.matrix import DEFAULT_FLOOR, MatrixError, matrix_markdown
 
 
-def add_sweep_commands(commands: Any) -> None:
-    sweep = commands.add_parser(
-        "sweep",
-        help="run every combination of a sweep file (same as pytest --mteval-sweep=FILE)",
-    )
+def _sweep_arguments(sweep: argparse.ArgumentParser) -> None:
     sweep.add_argument("file", help="sweep file (TOML)")
     add_shared_options("sweep", sweep.add_argument, "dry-run", "allow-over-budget")
     sweep.add_argument("pytest_args", nargs=argparse.REMAINDER, help="passed to every run")
-    sweep.set_defaults(run=_sweep)
-    matrix = commands.add_parser("matrix", help="the matrix report of a sweep or of run cards")
+
+
+def _matrix_arguments(matrix: argparse.ArgumentParser) -> None:
     matrix.add_argument("sources", nargs="+", help="a sweep's output folder, or run cards")
     matrix.add_argument("--method", help="label of the engineered run to test against baselines")
     matrix.add_argument(
@@ -30,7 +27,6 @@ def add_sweep_commands(commands: Any) -> None:
         default=DEFAULT_FLOOR,
         help=f"sentence chrF++ under which an entry counts as failed ({DEFAULT_FLOOR:g})",
     )
-    matrix.set_defaults(run=_matrix)
 
 
 def _sweep(args: argparse.Namespace) -> int:
@@ -50,3 +46,17 @@ def _matrix(args: argparse.Namespace) -> int:
         return 2
     print("\n".join(lines))
     return 0
+
+
+SWEEP = Command(
+    "sweep",
+    help="run every combination of a sweep file (same as pytest --mteval-sweep=FILE)",
+    add_arguments=_sweep_arguments,
+    run=_sweep,
+)
+MATRIX = Command(
+    "matrix",
+    help="print the matrix report of a sweep or of run cards",
+    add_arguments=_matrix_arguments,
+    run=_matrix,
+)
