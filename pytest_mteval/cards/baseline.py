@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.comparable_card import from_card
 from pytest_mteval.cards.coverage import is_partial
 from pytest_mteval.cards.foreign_card import (
     foreign_comparable,
@@ -27,7 +28,6 @@ from pytest_mteval.errors import MtevalError
 from pytest_mteval.run.run_state import BaselineLoad
 from pytest_mteval.scoring.comparable_run import (
     Comparable,
-    from_card,
     from_harness_report,
     is_harness_report,
 )
@@ -70,10 +70,10 @@ def read_run(path: Path) -> Comparable:
             "report (overall, entries)"
         )
     try:
-        runcard.verify(raw, path)
+        card = runcard.verify(raw, path)
     except runcard.RunCardError as exc:
         raise BaselineError(str(exc)) from None
-    return from_card(raw, str(path))
+    return from_card(card, str(path))
 
 
 def corpus_texts(corpus: Corpus) -> dict[str, tuple[str, str]]:

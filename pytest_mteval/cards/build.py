@@ -14,7 +14,7 @@ from pytest_mteval.methods.harness_manifest import shim_note
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.catalog import family_definitions
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.run.entry_selection import segments_record
 from pytest_mteval.run.method_args import public_config, secret_names
 from pytest_mteval.run.result_model import validate_method_fields

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.cards.baseline import BaselineError, dataset_difference, read_run, run_texts
+from pytest_mteval.cards.card_model import RunCard
+from pytest_mteval.cards.comparable_card import from_card
 from pytest_mteval.cards.compare import compare_runs, text_lines
 from pytest_mteval.history.index import HistoryError, prune, record_run, resolve_run
-from pytest_mteval.metrics.record import EntryRecord
-from pytest_mteval.scoring.comparable_run import from_card
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.scoring.gate_options import GateOptions
 
 
@@ -19,7 +20,7 @@ def compare_lines(
     runs_dir: Path,
     ref: str,
     base: Path,
-    card: Mapping[str, Any],
+    card: RunCard,
     records: Sequence[EntryRecord],
 ) -> list[str]:
     """``--mteval-compare``: this run against a saved one, reported, never gating."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from pytest_mteval.corpus import Corpus, Entry
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 
 JSONDict = dict[str, Any]
 

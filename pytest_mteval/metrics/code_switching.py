@@ -52,9 +52,9 @@ from functools import lru_cache
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.catalog import CODE_SWITCHING
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.metrics.fst import analyzer_for
 from pytest_mteval.metrics.invented_names import capitalized_inside_sentences, plain
-from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import corpus_resources, lexicon_words
 from pytest_mteval.metrics.terminology import load_glossary
 from pytest_mteval.metrics.text import folded_words, words

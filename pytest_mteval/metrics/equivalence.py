@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from pytest_mteval.corpus import Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.catalog import EQUIVALENT_MATCH
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.metrics.match import equivalent_match
-from pytest_mteval.metrics.record import EntryRecord
 
 #: ``judge(entry, predicted)`` returns True/False, or None to leave the decision to the variants.
 Judge = Callable[[Entry, str], bool | None]

@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.catalog import MORPHOLOGICAL_ACCURACY
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.metrics.fst import Analyzer, analyzer_for
-from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.text import nfc, words
 
 #: A gold word: its units, and whether they are analysis units (else surface morphemes).

@@ -24,7 +24,7 @@ import regex
 from pytest_mteval.corpus import Entry
 from pytest_mteval.metrics.base import JSONDict, MetricContext
 from pytest_mteval.metrics.catalog import ORTHOGRAPHY
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.metrics.resources import Orthography, corpus_resources
 from pytest_mteval.metrics.text import nfc
 

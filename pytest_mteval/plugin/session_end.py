@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_mteval.cards.baseline import BaselineUpdate
+from pytest_mteval.cards.runcard import built
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.history.finished_session import compare_lines, record_and_prune
 from pytest_mteval.methods.manifest import MethodCard
@@ -134,7 +135,8 @@ def _history(run: Evaluation) -> None:
     if settings.compare:
         records = sorted(run.state.records.values(), key=lambda r: int(r["index"]))
         base = run.config.invocation_params.dir
-        run.history_lines = compare_lines(runs_dir, settings.compare, base, card, records)
+        model = built(card)  # the sealed card, as the model its readers take
+        run.history_lines = compare_lines(runs_dir, settings.compare, base, model, records)
     path = Path(run.finished.card_path)
     if path.is_file():
         run.history_lines += record_and_prune(runs_dir, card, path, settings.keep_runs)

@@ -31,7 +31,7 @@ from typing import Any, Final
 from pytest_mteval.corpus import Entry
 from pytest_mteval.errors import MtevalError, parse_json
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.run.result_model import ResultProblem, truncation_note, validate_result
 from pytest_mteval.run.translate import method_view
 
