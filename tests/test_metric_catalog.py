@@ -16,9 +16,10 @@ import pytest
 from replayed_runs import HAIKU, REPLAY, SNA_CORPUS, card_dict, replay_card
 from sacrebleu.metrics import BLEU, CHRF, TER
 
+from pytest_mteval.cards.card_model import Scores
 from pytest_mteval.cards.comparable_card import from_card
 from pytest_mteval.cards.gate import evaluate_runs
-from pytest_mteval.cards.runcard import Scores, built
+from pytest_mteval.cards.runcard import built
 from pytest_mteval.cli.main import main
 from pytest_mteval.metrics import catalog
 from pytest_mteval.metrics.catalog import MetricDefinitionError

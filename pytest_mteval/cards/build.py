@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
+from pytest_mteval.cards.card_model import SPEC_ROW, SPEC_SCORES
 from pytest_mteval.cards.exposure import exposure_record
 from pytest_mteval.cards.run_fingerprint import identity_fields, system_prompt
-from pytest_mteval.cards.runcard import SPEC_ROW, SPEC_SCORES
 from pytest_mteval.corpus import Dataset
 from pytest_mteval.llm.cost import run_totals
 from pytest_mteval.methods.harness_manifest import shim_note

@@ -26,37 +26,9 @@ from typing import Any, Final
 
 from pydantic import TypeAdapter, ValidationError
 
-from pytest_mteval.cards.card_model import (
-    SPEC_ROW,
-    SPEC_SCORES,
-    Coverage,
-    DatasetRef,
-    Flag,
-    GateRecord,
-    HumanValidation,
-    MethodInfo,
-    RunCard,
-    Scores,
-    Totals,
-)
+from pytest_mteval.cards.card_model import RunCard
 from pytest_mteval.errors import MtevalError, read_json
 from pytest_mteval.metrics.entry_record import ResultRow
-
-__all__ = [
-    "SPEC_ROW",
-    "SPEC_SCORES",
-    "Coverage",
-    "DatasetRef",
-    "Flag",
-    "GateRecord",
-    "HumanValidation",
-    "MethodInfo",
-    "ResultRow",
-    "RunCard",
-    "RunCardError",
-    "Scores",
-    "Totals",
-]
 
 
 class RunCardError(MtevalError):
