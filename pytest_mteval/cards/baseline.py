@@ -17,7 +17,6 @@ from typing import Any
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.comparable_card import from_card
-from pytest_mteval.cards.coverage import is_partial
 from pytest_mteval.cards.foreign_card import (
     foreign_comparable,
     is_foreign_card,
@@ -124,7 +123,7 @@ def load_baseline(
     if not path.exists():
         return BaselineLoad(path, None)
     run = read_run(path)
-    if is_partial(runcard.load(path)):
+    if run.partial:
         raise BaselineError(
             f"baseline {path} is a partial run (-k, --lf, -x or filters): gate against a run "
             "of the whole corpus"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pytest_mteval.cards.card_model import RunCard, score
+from pytest_mteval.cards.coverage import is_partial
 from pytest_mteval.metrics import catalog
 from pytest_mteval.metrics.entry_record import EntryRecord, as_records
 from pytest_mteval.scoring import composite as scoring
@@ -34,6 +35,7 @@ def from_card(card: RunCard, path: str, records: Sequence[EntryRecord] = ()) -> 
         composite=recorded if recorded is not None else scoring.composite(metrics, profile),
         rows=rows,
         run_card_hash=card.run_card_hash or None,
+        partial=is_partial(card),
         hallucinated=frozenset(
             str(i) for i in (card.hallucination or {}).get("hallucination_entries") or ()
         ),

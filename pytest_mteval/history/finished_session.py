@@ -3,9 +3,8 @@ record itself in the index, and prune old cards."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from pytest_mteval.cards.baseline import BaselineError, dataset_difference, read_run, run_texts
 from pytest_mteval.cards.card_model import RunCard
@@ -40,9 +39,7 @@ def compare_lines(
     return [f"compared with {path} (not gated)", *text_lines(comparison, with_verdict=False)]
 
 
-def record_and_prune(
-    runs_dir: Path, card: Mapping[str, Any], card_path: Path, keep: int | None
-) -> list[str]:
+def record_and_prune(runs_dir: Path, card: RunCard, card_path: Path, keep: int | None) -> list[str]:
     """Index the written card; with ``keep``, delete the oldest cards beyond it."""
     try:
         record_run(runs_dir, card, card_path)

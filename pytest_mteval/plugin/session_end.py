@@ -131,12 +131,11 @@ def _history(run: Evaluation) -> None:
     assert run.finished is not None
     runs_dir = run.config.rootpath / ".mteval" / "runs"
     settings = run.state.settings
-    card = run.finished.card
+    card = built(run.finished.card)  # the sealed card, as the model its readers take
     if settings.compare:
         records = sorted(run.state.records.values(), key=lambda r: int(r["index"]))
         base = run.config.invocation_params.dir
-        model = built(card)  # the sealed card, as the model its readers take
-        run.history_lines = compare_lines(runs_dir, settings.compare, base, model, records)
+        run.history_lines = compare_lines(runs_dir, settings.compare, base, card, records)
     path = Path(run.finished.card_path)
     if path.is_file():
         run.history_lines += record_and_prune(runs_dir, card, path, settings.keep_runs)

@@ -53,6 +53,9 @@ class Comparable:
     hallucinated: frozenset[str] = frozenset()
     reported_only: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: A run of part of the corpus, or one stopped early (its card's ``coverage``): never a
+    #: baseline (``cards/baseline.py``).
+    partial: bool = False
     #: Run-level scores only, no entries (a foreign card): compared with a run of the same
     #: data at the run level, never paired per entry (``scoring/paired_comparison.py``).
     aggregate_only: bool = False
