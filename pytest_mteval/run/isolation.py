@@ -12,16 +12,13 @@ import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_mteval.errors import SettingsError
-from pytest_mteval.llm.chat_preflight import check_chat_setup
-from pytest_mteval.llm.client import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL
+from pytest_mteval.llm.chat_settings import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL
 from pytest_mteval.methods.manifest import MethodManifest
 from pytest_mteval.methods.preflight import run_check
 from pytest_mteval.methods.protocol import RunConfig
-from pytest_mteval.run.gateway import REFUSAL_BUDGET, Gateway, GatewayConfig, allowed_models
-from pytest_mteval.run.gateway_audit_log import AuditLog
 from pytest_mteval.run.hardening import is_dumpable, set_dumpable
 from pytest_mteval.run.method_ref import method_ref
 from pytest_mteval.run.remote_method import RemoteMethod
@@ -37,6 +34,9 @@ from pytest_mteval.run.sandbox_policy import (
     import_root,
     method_folder,
 )
+
+if TYPE_CHECKING:  # the gateway and the chat preflight (httpx, h11) load only for an A1 method
+    from pytest_mteval.run.gateway import Gateway
 
 #: The key under which the controller hands its gateway socket to xdist workers.
 GATEWAY_SOCKET_KEY = "mteval_gateway_socket"
@@ -171,6 +171,8 @@ def _check_upstream(isolation: Isolation, state: RunState) -> None:
     """The A1 preflight the method cannot run behind the gateway, run here on what the
     gateway will use (model, key, prices, endpoint): one line and a usage error, not one
     failed entry per item."""
+    from pytest_mteval.llm.chat_preflight import check_chat_setup
+
     try:
         run_check(check_chat_setup, state.run_config, state.source.name)
     except Exception:
@@ -220,6 +222,9 @@ def _gateway_for(
 ) -> tuple[RunConfig, Path]:
     """The gateway's socket folder (started here on the controller, inherited by workers) and
     the run configuration the method sees: the gateway as its endpoint, no key variable."""
+    from pytest_mteval.run.gateway import REFUSAL_BUDGET, Gateway, GatewayConfig, allowed_models
+    from pytest_mteval.run.gateway_audit_log import AuditLog
+
     config = state.run_config
     if given:
         socket = Path(given)
