@@ -23,7 +23,7 @@ from pytest_mteval.run.hardening import is_dumpable, set_dumpable
 from pytest_mteval.run.method_ref import method_ref
 from pytest_mteval.run.remote_method import RemoteMethod
 from pytest_mteval.run.run_state import RunState
-from pytest_mteval.run.runner_client import Launch, ProcessBackend
+from pytest_mteval.run.runner_client import Launch, ProcessBackend, RunnerProcess
 from pytest_mteval.run.runner_env import runner_env
 from pytest_mteval.run.runner_protocol import PROTOCOL_VERSION
 from pytest_mteval.run.runtimes import runner_command
@@ -64,6 +64,8 @@ class Isolation:
     _was_dumpable: bool | None = None
     #: The runtime of the method's runner (``python``, ``node``, ``command``).
     runtime: str = "python"
+    #: The runner process started by ``start_isolation``, until ``wait_ready`` builds its method.
+    _launched: RunnerProcess | None = None
 
     def card(self) -> dict[str, Any]:
         out: dict[str, Any] = {"mode": self.runner, "sandbox": self.sandbox}
@@ -82,7 +84,19 @@ class Isolation:
             out["gateway"] = self.gateway.summary()
         return out
 
+    def wait_ready(self, state: RunState) -> None:
+        """Build the method in the runner that ``start_isolation`` launched (MethodLoadError
+        if it cannot start; the caller closes) and make it the run's method, as the runner
+        describes it: the harness did the rest of its start-up while the runner booted."""
+        launched, self._launched = self._launched, None
+        if self.backend is not None and launched is not None:
+            self.backend.start(launched)
+            state._method = RemoteMethod(self.backend)
+
     def close(self) -> None:
+        if self._launched is not None:  # the run was refused before its runner was used
+            self._launched.stop()
+            self._launched = None
         if self.backend is not None:
             self.backend.close()  # every runner gone before the harness is dumpable again
         if self.gateway is not None:
@@ -98,8 +112,10 @@ class Isolation:
 def start_isolation(
     state: RunState, rootpath: Path, given_socket: str | None, preflight: bool = False
 ) -> Isolation:
-    """Start the runner (and gateway) for ``state``; SettingsError or MethodLoadError if not.
-    ``given_socket``: the controller's gateway socket, on an xdist worker."""
+    """Launch the runner (and start the gateway) for ``state``, SettingsError if not; the
+    method is built in it by ``Isolation.wait_ready`` (MethodLoadError if it cannot be), so
+    that the runner boots while the harness builds its metrics. ``given_socket``: the
+    controller's gateway socket, on an xdist worker."""
     settings = state.settings
     runner = settings.runner
     choice = choose_sandbox(state)
@@ -155,13 +171,12 @@ def start_isolation(
     preflight = preflight and isolation.gateway_socket is None
     backend = ProcessBackend(launch, ref, config, name=state.source.name, preflight=preflight)
     try:
-        backend.start()
+        isolation._launched = RunnerProcess(launch)
     except Exception:
         isolation.close()
         raise
     isolation.backend = backend
     state.translator.backend = backend
-    state._method = RemoteMethod(backend)
     # the gateway's budget is the harness's (--mteval-gateway-requests or REQUESTS_PER_ENTRY),
     # never the method's own max_calls_per_entry: a method could claim any number
     return isolation
