@@ -88,10 +88,11 @@ class Isolation:
         """Build the method in the runner that ``start_isolation`` launched (MethodLoadError
         if it cannot start; the caller closes) and make it the run's method, as the runner
         describes it: the harness did the rest of its start-up while the runner booted."""
+        if self.backend is None or self._launched is None:
+            return  # in process: nothing was launched
         launched, self._launched = self._launched, None
-        if self.backend is not None and launched is not None:
-            self.backend.start(launched)
-            state._method = RemoteMethod(self.backend)
+        self.backend.start(launched)  # which ends the runner if the method cannot start
+        state._method = RemoteMethod(self.backend)
 
     def close(self) -> None:
         if self._launched is not None:  # the run was refused before its runner was used
