@@ -28,4 +28,3 @@ def test_a_run_refused_before_its_runner_was_used_stops_that_runner() -> None:
     isolation.close()
     assert process.proc.poll() is not None
     assert isolation._launched is None
-
