@@ -18,6 +18,8 @@ HEAVY = (
     "numpy",
     "pydantic",
 )
+#: the LLM gateway's and chat client's HTTP stack, which a run loads only for an A1 method
+HTTP = ("httpx", "h11", "pytest_mteval.run.gateway", "pytest_mteval.llm.client")
 
 _CONFTEST = """
 import json, sys
@@ -29,8 +31,8 @@ def pytest_sessionfinish(session):
 """
 
 
-def _loaded_after(tmp_path: Path, *args: str) -> list[str]:
-    (tmp_path / "conftest.py").write_text(_CONFTEST.format(heavy=HEAVY))
+def _loaded_after(tmp_path: Path, *args: str, probed: tuple[str, ...] = HEAVY) -> list[str]:
+    (tmp_path / "conftest.py").write_text(_CONFTEST.format(heavy=probed))
     (tmp_path / "test_one.py").write_text("def test_one():\n    assert 1 + 1 == 2\n")
     quiet = ("-q", "-p", "no:randomly", "-p", "no:cacheprovider")
     done = subprocess.run(
@@ -65,3 +67,11 @@ def test_a_run_loads_the_evaluation(tmp_path: Path) -> None:
     )
     assert "pytest_mteval.run.run_state" in loaded
     assert "sacrebleu" in loaded
+
+
+def test_a_run_of_a_method_without_a_model_loads_no_http_client(tmp_path: Path) -> None:
+    """The gateway and the chat preflight load only for an A1 method (run/isolation.py)."""
+    corpus = Path(__file__).resolve().parent.parent / "corpora" / "eng-sme-tatoeba-dev.json"
+    args = (f"--mteval-corpus={corpus}", "--mteval-method=identity")
+    for sandbox in ("none", "auto"):
+        assert _loaded_after(tmp_path, *args, f"--mteval-sandbox={sandbox}", probed=HTTP) == []

@@ -142,22 +142,18 @@ def start_run(
     plugin_metrics = [metric for metrics in found for metric in metrics or []]
     catalog.register_families(plugin_metrics)  # their run-level metrics, like the built-ins
     settings = settings.with_metric_gates()
-    state = RunState(
-        settings,
-        corpus,
-        source,
-        run_config,
-        builtin_metrics=builtin_metrics(context, judge, _selection(settings)),
-        plugin_metrics=plugin_metrics,
-    )
-    state.metrics_not_computed = not_computed(context, _selection(settings), state.builtin_metrics)
+    selection = _selection(settings)
+    state = RunState(settings, corpus, source, run_config, plugin_metrics=plugin_metrics)
     state.secrecy, state.steward = secrecy, steward
     state.audit, state.signer, state.card_path_existed = audit, signer, existed
     state.steward_key = steward_key
     preflight = _runs_here(config, settings)
     given_socket = handed_to_worker(config, GATEWAY_SOCKET_KEY)  # the controller's gateway
     state.isolation = start_isolation(state, config.rootpath, given_socket, preflight=preflight)
-    try:
+    try:  # the metrics are built while the runner boots; then its method is built in it
+        state.builtin_metrics = builtin_metrics(context, judge, selection)
+        state.metrics_not_computed = not_computed(context, selection, state.builtin_metrics)
+        state.isolation.wait_ready(state)
         return _finish_start(state, config, settings, run_config, source, on_worker, preflight)
     except BaseException:
         state.isolation.close()  # a run refused here leaves no runner, gateway or guard

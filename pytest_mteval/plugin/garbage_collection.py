@@ -9,7 +9,9 @@ examined again) and the young generation is collected every 10,000 allocations: 
 collections, 0.9 s.
 Reference counting still frees everything that is not in a cycle at once; cycles wait a little
 longer, a few megabytes at most. Both settings are restored when pytest unconfigures, since
-an in-process pytest (``pytester``) shares the interpreter with its caller.
+an in-process pytest (``pytester``) shares the interpreter with its caller: after pytest's own
+collections at unconfigure, which would otherwise examine every module imported (70 ms of a
+200-entry run).
 """
 
 from __future__ import annotations

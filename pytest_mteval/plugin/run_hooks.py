@@ -42,6 +42,10 @@ def start_active_run(config: pytest.Config, contributions: Contributions) -> Non
     run = ActiveRun(config, state, card)
     config.pluginmanager.register(run, "mteval-run")
     run.collector.start()
+    # Put back after pytest's own collections at unconfigure (the unraisable-exception
+    # plugin's): a cleanup registered from here, before that plugin's configure, runs after
+    # them, so they do not walk the whole frozen heap of imported modules once more.
+    config.add_cleanup(run.collector.restore)
     if not _covered_by_args(config, state.corpus.path):
         config.args.append(str(state.corpus.path))
     if config.pluginmanager.hasplugin("xdist"):
@@ -72,7 +76,6 @@ class ActiveRun:
         self.timing = ParallelTiming()  # did -n pay? (the controller under xdist)
 
     def pytest_unconfigure(self) -> None:
-        self.collector.restore()
         # after Ctrl-C, batches still in a runner get one second, then the runner is killed
         self.state.translator.drain(1.0 if self.run.interrupted else None)
         self.state.translator.close()

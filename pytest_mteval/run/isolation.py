@@ -12,21 +12,18 @@ import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_mteval.errors import SettingsError
-from pytest_mteval.llm.chat_preflight import check_chat_setup
-from pytest_mteval.llm.client import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL
+from pytest_mteval.llm.chat_settings import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL
 from pytest_mteval.methods.manifest import MethodManifest
 from pytest_mteval.methods.preflight import run_check
 from pytest_mteval.methods.protocol import RunConfig
-from pytest_mteval.run.gateway import REFUSAL_BUDGET, Gateway, GatewayConfig, allowed_models
-from pytest_mteval.run.gateway_audit_log import AuditLog
 from pytest_mteval.run.hardening import is_dumpable, set_dumpable
 from pytest_mteval.run.method_ref import method_ref
 from pytest_mteval.run.remote_method import RemoteMethod
 from pytest_mteval.run.run_state import RunState
-from pytest_mteval.run.runner_client import Launch, ProcessBackend
+from pytest_mteval.run.runner_client import Launch, ProcessBackend, RunnerProcess
 from pytest_mteval.run.runner_env import runner_env
 from pytest_mteval.run.runner_protocol import PROTOCOL_VERSION
 from pytest_mteval.run.runtimes import runner_command
@@ -37,6 +34,9 @@ from pytest_mteval.run.sandbox_policy import (
     import_root,
     method_folder,
 )
+
+if TYPE_CHECKING:  # the gateway and the chat preflight (httpx, h11) load only for an A1 method
+    from pytest_mteval.run.gateway import Gateway
 
 #: The key under which the controller hands its gateway socket to xdist workers.
 GATEWAY_SOCKET_KEY = "mteval_gateway_socket"
@@ -64,6 +64,8 @@ class Isolation:
     _was_dumpable: bool | None = None
     #: The runtime of the method's runner (``python``, ``node``, ``command``).
     runtime: str = "python"
+    #: The runner process started by ``start_isolation``, until ``wait_ready`` builds its method.
+    _launched: RunnerProcess | None = None
 
     def card(self) -> dict[str, Any]:
         out: dict[str, Any] = {"mode": self.runner, "sandbox": self.sandbox}
@@ -82,7 +84,20 @@ class Isolation:
             out["gateway"] = self.gateway.summary()
         return out
 
+    def wait_ready(self, state: RunState) -> None:
+        """Build the method in the runner that ``start_isolation`` launched (MethodLoadError
+        if it cannot start; the caller closes) and make it the run's method, as the runner
+        describes it: the harness did the rest of its start-up while the runner booted."""
+        if self.backend is None or self._launched is None:
+            return  # in process: nothing was launched
+        launched, self._launched = self._launched, None
+        self.backend.start(launched)  # which ends the runner if the method cannot start
+        state._method = RemoteMethod(self.backend)
+
     def close(self) -> None:
+        if self._launched is not None:  # the run was refused before its runner was used
+            self._launched.stop()
+            self._launched = None
         if self.backend is not None:
             self.backend.close()  # every runner gone before the harness is dumpable again
         if self.gateway is not None:
@@ -98,8 +113,10 @@ class Isolation:
 def start_isolation(
     state: RunState, rootpath: Path, given_socket: str | None, preflight: bool = False
 ) -> Isolation:
-    """Start the runner (and gateway) for ``state``; SettingsError or MethodLoadError if not.
-    ``given_socket``: the controller's gateway socket, on an xdist worker."""
+    """Launch the runner (and start the gateway) for ``state``, SettingsError if not; the
+    method is built in it by ``Isolation.wait_ready`` (MethodLoadError if it cannot be), so
+    that the runner boots while the harness builds its metrics. ``given_socket``: the
+    controller's gateway socket, on an xdist worker."""
     settings = state.settings
     runner = settings.runner
     choice = choose_sandbox(state)
@@ -155,13 +172,12 @@ def start_isolation(
     preflight = preflight and isolation.gateway_socket is None
     backend = ProcessBackend(launch, ref, config, name=state.source.name, preflight=preflight)
     try:
-        backend.start()
+        isolation._launched = RunnerProcess(launch)
     except Exception:
         isolation.close()
         raise
     isolation.backend = backend
     state.translator.backend = backend
-    state._method = RemoteMethod(backend)
     # the gateway's budget is the harness's (--mteval-gateway-requests or REQUESTS_PER_ENTRY),
     # never the method's own max_calls_per_entry: a method could claim any number
     return isolation
@@ -171,6 +187,8 @@ def _check_upstream(isolation: Isolation, state: RunState) -> None:
     """The A1 preflight the method cannot run behind the gateway, run here on what the
     gateway will use (model, key, prices, endpoint): one line and a usage error, not one
     failed entry per item."""
+    from pytest_mteval.llm.chat_preflight import check_chat_setup
+
     try:
         run_check(check_chat_setup, state.run_config, state.source.name)
     except Exception:
@@ -220,6 +238,9 @@ def _gateway_for(
 ) -> tuple[RunConfig, Path]:
     """The gateway's socket folder (started here on the controller, inherited by workers) and
     the run configuration the method sees: the gateway as its endpoint, no key variable."""
+    from pytest_mteval.run.gateway import REFUSAL_BUDGET, Gateway, GatewayConfig, allowed_models
+    from pytest_mteval.run.gateway_audit_log import AuditLog
+
     config = state.run_config
     if given:
         socket = Path(given)

@@ -187,9 +187,9 @@ class ProcessBackend:
     _tickets: itertools.count[int] = field(default_factory=itertools.count)
     _hard_deadline: float | None = None
 
-    def start(self) -> dict[str, Any]:
-        """Start a runner and build the method in it; its description, or MethodLoadError."""
-        process = RunnerProcess(self.launch)
+    def start(self, launched: RunnerProcess | None = None) -> dict[str, Any]:
+        """Build the method in a new runner (or one ``launched`` ahead); MethodLoadError if not."""
+        process = launched or RunnerProcess(self.launch)
         config, preflight = self.runner_config.to_json(), self.preflight
         message = {"type": "start", "method": self.ref, "config": config, "preflight": preflight}
         deadline = time.monotonic() + START_TIMEOUT_S

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from pytest_mteval.errors import SettingsError
-from pytest_mteval.llm.client import DEFAULT_API_KEY_ENV
+from pytest_mteval.llm.chat_settings import DEFAULT_API_KEY_ENV
 from pytest_mteval.run.run_state import RunState
 
 #: What Python and the shell tools need, copied from the harness when set (plain runner only).
