@@ -83,7 +83,8 @@ def test_declared_development_use_is_on_the_card_and_the_terminal(pytester, tmp_
     assert "declared_development_use" in codes
     assert "exposed_to_evaluation_data" not in codes
     assert "declares few-shot use of" in result.stdout.str()
-    assert why_not_ranked(_ranked_view(card)) is None  # declared development use is allowed (§9.2.2)
+    # declared development use is allowed (§9.2.2)
+    assert why_not_ranked(_ranked_view(card)) is None
 
 
 def test_another_corpus_or_segment_is_recorded_but_not_flagged(pytester, tmp_path):
