@@ -13,9 +13,10 @@ report's, re-scored from its predictions; a card's composite, recomputed from it
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from pydantic import ValidationError
 
@@ -29,6 +30,7 @@ from pytest_mteval.cards.foreign_card import (
     is_foreign_card,
     verify_foreign_card,
 )
+from pytest_mteval.metrics.entry_record import ResultRow
 from pytest_mteval.scoring import composite as scoring
 from pytest_mteval.scoring.comparable_run import from_harness_report, is_harness_report
 
@@ -62,29 +64,60 @@ def read_verified(path: Path) -> tuple[CardView, str | None]:
 _LATENCIES: Final = ("median_latency_seconds", "p95_latency_seconds", "avg_latency_seconds")
 
 
-def _marked(origin: str, name: str, reported_chrf: float | None = None) -> dict[str, Any]:
-    """The view's fields that mark it foreign: its method's name, its flag, its origin."""
+def _marked(
+    path: Path,
+    identity: _Identity,
+    origin: str,
+    name: str,
+    shown: dict[str, Any],
+    totals: Mapping[str, Any],
+    reported_chrf: float | None = None,
+) -> CardView:
+    """The view of a foreign file, marked as one: its method's name, its flag, its origin. Its
+    scores and totals are checked strictly (never converted): RunCardError naming the first
+    field of the wrong type."""
     note = f"{origin}: read through the compatibility view, not a pytest-mteval run card"
-    return {
-        "method": MethodInfo(name=f"{name} [{origin}]", dependency_class=None),
-        "method_card": None,
-        "flags": (Flag(code="foreign", message=note, entry_ids=[]),),
-        "foreign": ForeignMark(origin=origin, note=note, reported_chrf=reported_chrf),
-    }
-
-
-def _typed(path: Path, scores: dict[str, Any], totals: Mapping[str, Any]) -> dict[str, Any]:
-    """A foreign file's scores and totals as the view's models, checked strictly (never
-    converted); RunCardError naming the first field of the wrong type."""
     try:
-        return {
-            "scores": ShownScores.model_validate(scores, strict=True),
-            "totals": Totals.model_validate(dict(totals), strict=True),
-        }
+        scores = ShownScores.model_validate(shown, strict=True)
+        costs = Totals.model_validate(dict(totals), strict=True)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
         raise runcard.RunCardError(f"{path}: foreign file: {where}: {err['msg']}") from None
+    return CardView(
+        run_id=identity.run_id,
+        timestamp=identity.timestamp,
+        model_slug=identity.model_slug,
+        model_id=identity.model_id,
+        condition=identity.condition,
+        run_card_hash=identity.run_card_hash,
+        dataset=identity.dataset,
+        method=MethodInfo(name=f"{name} [{origin}]", dependency_class=None),
+        scores=scores,
+        totals=costs,
+        results=identity.results,
+        flags=(Flag(code="foreign", message=note, entry_ids=[]),),
+        foreign=ForeignMark(origin=origin, note=note, reported_chrf=reported_chrf),
+        raw={  # what the leaderboard's checks read of it (CardView.raw)
+            "run_id": identity.run_id,
+            "run_card_hash": identity.run_card_hash,
+            "scores": {"composite": scores.composite},
+        },
+    )
+
+
+@dataclass(frozen=True)
+class _Identity:
+    """What a foreign file says of its run, as the view holds it."""
+
+    run_id: str
+    timestamp: str
+    model_slug: str
+    model_id: str | None
+    condition: str
+    run_card_hash: str | None
+    dataset: DatasetView
+    results: Sequence[ResultRow] = ()
 
 
 def card_view(card: Mapping[str, Any], path: Path) -> CardView:
@@ -103,7 +136,7 @@ def card_view(card: Mapping[str, Any], path: Path) -> CardView:
         "scoring_profile": scoring.PROFILE_B,
         "reported_composite": scores.get("composite"),
     }
-    return CardView(
+    identity = _Identity(
         run_id=card["run_id"],
         timestamp=card["timestamp"],
         model_slug=card["model_slug"],
@@ -117,11 +150,8 @@ def card_view(card: Mapping[str, Any], path: Path) -> CardView:
             sha256=dataset["sha256"],
             entry_count=int(dataset.get("entry_count") or scores.get("total") or 0),
         ),
-        **_marked(ORIGIN, name),
-        **_typed(path, shown, card.get("totals") or {}),
-        results=[],
-        raw=_checked(card["run_id"], card["run_card_hash"], shown["composite"]),
     )
+    return _marked(path, identity, ORIGIN, name, shown, card.get("totals") or {})
 
 
 def report_view(report: Mapping[str, Any], path: Path) -> CardView:
@@ -142,10 +172,12 @@ def report_view(report: Mapping[str, Any], path: Path) -> CardView:
             f"re-scored by our code ({ours!r}): edited, or not its own entries"
         )
     config: Mapping[str, Any] = report.get("config") or {}
-    rows: list[dict[str, Any]] = [
-        {k: v for k, v in row.items() if k != "stats"} for row in run.rows.values()
+    rows: list[ResultRow] = [
+        cast(ResultRow, {k: v for k, v in row.items() if k != "stats"}) for row in run.rows.values()
     ]
-    latencies = sorted(float(r["latency_s"]) for r in rows if _is_number(r.get("latency_s")))
+    latencies = sorted(
+        float(s) for r in rows if _is_number(s := r.get("latency_s")) and s is not None
+    )
     run_id = str(report.get("run_id") or path.stem)
     corpus = str(config.get("corpus_path") or "")
     model_id = config.get("_model_id") or config.get("model")
@@ -159,7 +191,7 @@ def report_view(report: Mapping[str, Any], path: Path) -> CardView:
         "p95_latency_seconds": latencies[int(0.95 * (len(latencies) - 1))] if latencies else None,
     }
     costs = {"total_cost_usd": sum(float(r.get("cost_usd") or 0.0) for r in rows)}
-    return CardView(
+    identity = _Identity(
         run_id=run_id,
         timestamp=_timestamp(run_id),
         model_slug=str(config.get("model") or "?"),
@@ -173,16 +205,10 @@ def report_view(report: Mapping[str, Any], path: Path) -> CardView:
             sha256="unrecorded",  # a reference-harness report records none
             entry_count=len(rows),
         ),
-        **_marked(REPORT_ORIGIN, str(config.get("model") or run_id), reported_chrf=float(theirs)),
-        **_typed(path, shown, costs),
-        results=rows,  # type: ignore[arg-type]
-        raw=_checked(run_id, None, run.composite),
+        results=rows,
     )
-
-
-def _checked(run_id: str, run_card_hash: str | None, composite: Any) -> dict[str, Any]:
-    """What the leaderboard's checks read of a foreign file (``CardView.raw``)."""
-    return {"run_id": run_id, "run_card_hash": run_card_hash, "scores": {"composite": composite}}
+    name = str(config.get("model") or run_id)
+    return _marked(path, identity, REPORT_ORIGIN, name, shown, costs, float(theirs))
 
 
 def _timestamp(run_id: str) -> str:
