@@ -3,7 +3,8 @@
 
 A foreign file is verified by its own rules (a card: its run_card_hash and fingerprint, see
 ``foreign_card.py``; a report, which carries no hash: its own corpus chrF++ must agree with its
-predictions re-scored by our code), then read as a view in our card's shape. The view is
+predictions re-scored by our code), then read as the view our cards are read as too
+(``card_view.py``: it cannot honestly validate as our RunCard). The view is
 marked wherever it is shown: ``[foreign ...]`` after the method's name, a ``foreign`` flag,
 and a ``foreign`` block naming its origin. Scores are ours where we can compute them (a
 report's, re-scored from its predictions; a card's composite, recomputed from its metrics).
@@ -12,11 +13,16 @@ report's, re-scored from its predictions; a card's composite, recomputed from it
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
+
+from pydantic import ValidationError
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.card_model import Flag, MethodInfo, Totals
+from pytest_mteval.cards.card_view import CardView, DatasetView, ForeignMark, ShownScores, view_of
 from pytest_mteval.cards.foreign_card import (
     ORIGIN,
     foreign_composite,
@@ -24,6 +30,7 @@ from pytest_mteval.cards.foreign_card import (
     is_foreign_card,
     verify_foreign_card,
 )
+from pytest_mteval.metrics.entry_record import ResultRow
 from pytest_mteval.scoring import composite as scoring
 from pytest_mteval.scoring.comparable_run import from_harness_report, is_harness_report
 
@@ -32,8 +39,8 @@ REPORT_ORIGIN: Final = "foreign report (reference harness)"
 _ROUNDING: Final = 0.01
 
 
-def read_verified(path: Path) -> tuple[dict[str, Any], str | None]:
-    """Our card (verified), or a foreign card or report (verified by its rules) as a view;
+def read_verified(path: Path) -> tuple[CardView, str | None]:
+    """Our card (verified), or a foreign card or report (verified by its rules), as the view;
     with the line saying what was verified for a foreign file (None for ours)."""
     raw = runcard.load(path)
     if is_foreign_card(raw):
@@ -42,67 +49,113 @@ def read_verified(path: Path) -> tuple[dict[str, Any], str | None]:
             f"{ORIGIN} {raw['harness_version']}: its run_card_hash and fingerprint verify "
             f"({raw['run_card_hash'][:12]}); run-level scores only, no per-entry results"
         )
-        return card_view(raw), line
+        return card_view(raw, path), line
     if is_harness_report(raw):
         view = report_view(raw, path)
+        reported = view.foreign.reported_chrf if view.foreign is not None else None
         return view, (
             f"{REPORT_ORIGIN}: no run_card_hash to check (its reports carry none); its "
-            f"{len(view['results'])} predictions re-scored by our code agree with its own "
-            f"corpus chrF++ ({view['foreign']['reported_chrf']:.2f})"
+            f"{len(view.results)} predictions re-scored by our code agree with its own "
+            f"corpus chrF++ ({reported:.2f})"
         )
-    runcard.verify(raw, path)
-    return raw, None
+    return view_of(runcard.verify(raw, path), raw), None
 
 
-#: The fields a foreign card holds as ours do.
-_IDENTITY: Final = (
-    *("run_id", "timestamp", "model_slug", "model_id", "condition", "temperature"),
-    *("harness_version", "batch_size", "run_card_hash"),
-)
 _LATENCIES: Final = ("median_latency_seconds", "p95_latency_seconds", "avg_latency_seconds")
 
 
-def _marked(origin: str, name: str, **foreign: Any) -> dict[str, Any]:
+def _marked(
+    path: Path,
+    identity: _Identity,
+    origin: str,
+    name: str,
+    shown: dict[str, Any],
+    totals: Mapping[str, Any],
+    reported_chrf: float | None = None,
+) -> CardView:
+    """The view of a foreign file, marked as one: its method's name, its flag, its origin. Its
+    scores and totals are checked strictly (never converted): RunCardError naming the first
+    field of the wrong type."""
     note = f"{origin}: read through the compatibility view, not a pytest-mteval run card"
-    return {
-        "method": {"name": f"{name} [{origin}]", "dependency_class": None},
-        "method_card": None,
-        "flags": [{"code": "foreign", "message": note, "entry_ids": []}],
-        "foreign": {"origin": origin, "note": note, **foreign},
-    }
+    try:
+        scores = ShownScores.model_validate(shown, strict=True)
+        costs = Totals.model_validate(dict(totals), strict=True)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise runcard.RunCardError(f"{path}: foreign file: {where}: {err['msg']}") from None
+    return CardView(
+        run_id=identity.run_id,
+        timestamp=identity.timestamp,
+        model_slug=identity.model_slug,
+        model_id=identity.model_id,
+        condition=identity.condition,
+        run_card_hash=identity.run_card_hash,
+        dataset=identity.dataset,
+        method=MethodInfo(name=f"{name} [{origin}]", dependency_class=None),
+        scores=scores,
+        totals=costs,
+        results=identity.results,
+        flags=(Flag(code="foreign", message=note, entry_ids=[]),),
+        foreign=ForeignMark(origin=origin, note=note, reported_chrf=reported_chrf),
+        raw={  # what the leaderboard's checks read of it (CardView.raw)
+            "run_id": identity.run_id,
+            "run_card_hash": identity.run_card_hash,
+            "scores": {"composite": scores.composite},
+        },
+    )
 
 
-def card_view(card: Mapping[str, Any]) -> dict[str, Any]:
-    """A verified foreign card in our card's shape (no results)."""
+@dataclass(frozen=True)
+class _Identity:
+    """What a foreign file says of its run, as the view holds it."""
+
+    run_id: str
+    timestamp: str
+    model_slug: str
+    model_id: str | None
+    condition: str
+    run_card_hash: str | None
+    dataset: DatasetView
+    results: Sequence[ResultRow] = ()
+
+
+def card_view(card: Mapping[str, Any], path: Path) -> CardView:
+    """A verified foreign card as the view (no results)."""
     scores: Mapping[str, Any] = card["scores"]
     dataset: Mapping[str, Any] = card["dataset"]
     public = card.get("method_card") if isinstance(card.get("method_card"), dict) else {}
     name = str((public or {}).get("name") or card["model_slug"])
     numbers = {k: scores.get(k) for k in ("errors", "total", "quality_tier")}
     latency = {k: scores.get(k) for k in _LATENCIES}
-    return {
-        **{k: card.get(k) for k in _IDENTITY},
-        "dataset": {
-            **{k: dataset.get(k) for k in ("id", "version", "language_pair", "sha256")},
-            "entry_count": int(dataset.get("entry_count") or scores.get("total") or 0),
-            "license": card.get("corpus_license"),
-        },
-        **_marked(ORIGIN, name),
-        "scores": {
-            **foreign_metrics(card),
-            **numbers,
-            **latency,
-            "composite": foreign_composite(card),
-            "scoring_profile": scoring.PROFILE_B,
-            "reported_composite": scores.get("composite"),
-        },
-        "totals": dict(card.get("totals") or {}),
-        "results": [],
+    shown = {
+        **foreign_metrics(card),
+        **numbers,
+        **latency,
+        "composite": foreign_composite(card),
+        "scoring_profile": scoring.PROFILE_B,
+        "reported_composite": scores.get("composite"),
     }
+    identity = _Identity(
+        run_id=card["run_id"],
+        timestamp=card["timestamp"],
+        model_slug=card["model_slug"],
+        model_id=card.get("model_id"),
+        condition=card["condition"],
+        run_card_hash=card["run_card_hash"],
+        dataset=DatasetView(
+            id=dataset["id"],
+            version=dataset["version"],
+            language_pair=str(dataset.get("language_pair")),
+            sha256=dataset["sha256"],
+            entry_count=int(dataset.get("entry_count") or scores.get("total") or 0),
+        ),
+    )
+    return _marked(path, identity, ORIGIN, name, shown, card.get("totals") or {})
 
 
-def report_view(report: Mapping[str, Any], path: Path) -> dict[str, Any]:
-    """A foreign report re-scored by our code in our card's shape (with its entries);
+def report_view(report: Mapping[str, Any], path: Path) -> CardView:
+    """A foreign report re-scored by our code as the view (with its entries);
     RunCardError when it is malformed or its own chrF++ is not that of its predictions."""
     entries = report.get("entries")
     if not isinstance(entries, list) or not all(isinstance(e, dict) and "id" in e for e in entries):
@@ -119,44 +172,43 @@ def report_view(report: Mapping[str, Any], path: Path) -> dict[str, Any]:
             f"re-scored by our code ({ours!r}): edited, or not its own entries"
         )
     config: Mapping[str, Any] = report.get("config") or {}
-    rows: list[dict[str, Any]] = [
-        {k: v for k, v in row.items() if k != "stats"} for row in run.rows.values()
+    rows: list[ResultRow] = [
+        cast(ResultRow, {k: v for k, v in row.items() if k != "stats"}) for row in run.rows.values()
     ]
-    latencies = sorted(float(r["latency_s"]) for r in rows if _is_number(r.get("latency_s")))
+    latencies = sorted(
+        float(s) for r in rows if _is_number(s := r.get("latency_s")) and s is not None
+    )
     run_id = str(report.get("run_id") or path.stem)
     corpus = str(config.get("corpus_path") or "")
-    return {
-        "run_id": run_id,
-        "timestamp": _timestamp(run_id),
-        "model_slug": str(config.get("model") or "?"),
-        "model_id": config.get("_model_id") or config.get("model"),
-        "condition": str(config.get("prompt_version") or "?"),
-        "temperature": config.get("temperature"),
-        "run_card_hash": None,
-        "dataset": {
-            "id": str(config.get("dataset_id") or Path(corpus).stem or "?"),
-            "version": "unrecorded",
-            "language_pair": f"{config.get('source_lang') or '?'}>"
-            f"{config.get('target_lang') or '?'}",
-            "sha256": "unrecorded",  # a reference-harness report records none
-            "entry_count": len(rows),
-            "path": corpus,
-        },
-        **_marked(REPORT_ORIGIN, str(config.get("model") or run_id), reported_chrf=float(theirs)),
-        "scores": {
-            **run.metrics,
-            "composite": run.composite,
-            "scoring_profile": run.profile,
-            "errors": sum(1 for r in rows if r.get("error") is not None),
-            "total": len(rows),
-            "median_latency_seconds": statistics.median(latencies) if latencies else None,
-            "p95_latency_seconds": latencies[int(0.95 * (len(latencies) - 1))]
-            if latencies
-            else None,
-        },
-        "totals": {"total_cost_usd": sum(float(r.get("cost_usd") or 0.0) for r in rows)},
-        "results": rows,
+    model_id = config.get("_model_id") or config.get("model")
+    shown = {
+        **run.metrics,
+        "composite": run.composite,
+        "scoring_profile": run.profile,
+        "errors": sum(1 for r in rows if r.get("error") is not None),
+        "total": len(rows),
+        "median_latency_seconds": statistics.median(latencies) if latencies else None,
+        "p95_latency_seconds": latencies[int(0.95 * (len(latencies) - 1))] if latencies else None,
     }
+    costs = {"total_cost_usd": sum(float(r.get("cost_usd") or 0.0) for r in rows)}
+    identity = _Identity(
+        run_id=run_id,
+        timestamp=_timestamp(run_id),
+        model_slug=str(config.get("model") or "?"),
+        model_id=None if model_id is None else str(model_id),
+        condition=str(config.get("prompt_version") or "?"),
+        run_card_hash=None,
+        dataset=DatasetView(
+            id=str(config.get("dataset_id") or Path(corpus).stem or "?"),
+            version="unrecorded",
+            language_pair=f"{config.get('source_lang') or '?'}>{config.get('target_lang') or '?'}",
+            sha256="unrecorded",  # a reference-harness report records none
+            entry_count=len(rows),
+        ),
+        results=rows,
+    )
+    name = str(config.get("model") or run_id)
+    return _marked(path, identity, REPORT_ORIGIN, name, shown, costs, float(theirs))
 
 
 def _timestamp(run_id: str) -> str:

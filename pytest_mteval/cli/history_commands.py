@@ -10,7 +10,7 @@ from pytest_mteval.cards import runcard
 from pytest_mteval.cards.foreign_view import read_verified
 from pytest_mteval.cli.command import Command
 from pytest_mteval.history.index import HistoryError, read_index, resolve_run
-from pytest_mteval.reports.terminal import summary_lines
+from pytest_mteval.reports.terminal import view_lines
 
 DEFAULT_RUNS = Path(".mteval") / "runs"
 
@@ -84,7 +84,7 @@ def _show(args: argparse.Namespace) -> int:
     try:
         path = resolve_run(args.dir, args.run_ref, Path.cwd())
         card, _ = read_verified(path)  # a foreign card or report is shown marked as such
-        lines = summary_lines(card, str(path))
+        lines = view_lines(card, str(path))
     except (HistoryError, runcard.RunCardError) as exc:
         print(f"mteval show: {exc}")
         return 2
@@ -94,13 +94,12 @@ def _show(args: argparse.Namespace) -> int:
         print(f"mteval show: {path}: cannot summarize this card ({type(exc).__name__}: {exc})")
         return 2
     print("\n".join(lines))
-    coverage = card.get("coverage") or {}
-    if coverage.get("complete") is False:
-        print("scope            partial: " + "; ".join(coverage.get("reasons") or []))
-    gate = card.get("gate") or {}
-    if gate.get("baseline") or gate.get("metrics"):
-        verdict = "PASSED" if gate.get("passed") else "FAILED"
-        print(f"gate             {verdict} against {gate.get('baseline') or '(no baseline)'}")
+    if card.coverage is not None and card.coverage.complete is False:
+        print("scope            partial: " + "; ".join(card.coverage.reasons))
+    gate = card.gate
+    if gate is not None and (gate.baseline or gate.metrics):
+        verdict = "PASSED" if gate.passed else "FAILED"
+        print(f"gate             {verdict} against {gate.baseline or '(no baseline)'}")
     return 0
 
 

@@ -68,8 +68,8 @@ def _ingest_arguments(take: argparse.ArgumentParser) -> None:
 def _sample(args: argparse.Namespace) -> int:
     try:
         card = runcard.load(args.card)
-        runcard.verify(card, args.card)
-        if (card.get("redaction") or {}).get("text_withheld"):
+        model = runcard.verify(card, args.card)
+        if (model.extra("redaction") or {}).get("text_withheld"):
             raise sample.SampleError(
                 "the card withholds its texts (a secret run): the steward reviews the sample "
                 "sealed to their key with `mteval review open`"

@@ -15,11 +15,11 @@ methods are not listed").
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-from pytest_mteval.cards.exposure import exposed_to_secret
+from pytest_mteval.cards.card_view import CardView
+from pytest_mteval.cards.exposure import EXPOSED_TO_SECRET
 
 OFFICIAL: Final = "official"
 DEVELOPMENT: Final = "development"
@@ -39,55 +39,45 @@ class BoardKey:
     metrics: tuple[str, ...]
 
 
-def dependency_class(card: Mapping[str, Any]) -> str | None:
-    method: Mapping[str, Any] = card.get("method") or {}
-    public: Mapping[str, Any] = card.get("method_card") or {}
-    found = method.get("dependency_class") or public.get("dependency_class")
-    return str(found) if found else None
-
-
-def unlisted(card: Mapping[str, Any]) -> bool:
+def unlisted(card: CardView) -> bool:
     """Whether the card's method is of a class that is never listed."""
-    return dependency_class(card) == UNLISTED_CLASS
+    return card.dependency_class == UNLISTED_CLASS
 
 
-def why_not_ranked(card: Mapping[str, Any]) -> str | None:
+def why_not_ranked(card: CardView) -> str | None:
     """The reason a card cannot be ranked beside whole runs, or None when it can."""
-    if exposed_to_secret(dict(card)):
+    if any(flag.code == EXPOSED_TO_SECRET for flag in card.flags):
         return "the method declares exposure to the gold_standard/held_out entries scored"
-    if card.get("interrupted") is True:
+    if card.interrupted is True:
         return "interrupted run"
-    coverage: Mapping[str, Any] = card.get("coverage") or {}
-    if coverage.get("complete") is False:
-        reasons = "; ".join(str(r) for r in coverage.get("reasons") or ()) or "partial run"
+    if card.coverage is not None and card.coverage.complete is False:
+        reasons = "; ".join(str(r) for r in card.coverage.reasons) or "partial run"
         return f"partial run: {reasons}"
-    if card.get("complete") is False:
-        return f"incomplete run: {card.get('incomplete_reason') or 'entries failed'}"
+    if card.complete is False:
+        return f"incomplete run: {card.incomplete_reason or 'entries failed'}"
     return None
 
 
-def track_of(card: Mapping[str, Any]) -> tuple[str, str]:
+def track_of(card: CardView) -> tuple[str, str]:
     """The card's track, and why it is not official when it is not."""
-    segments: Mapping[str, Any] = (card.get("dataset") or {}).get("segments") or {}
-    runner: Mapping[str, Any] = card.get("runner") or {}
-    if segments.get("covered") != ["gold_standard"]:
-        covered = ", ".join(segments.get("covered") or ()) or "not recorded"
-        return DEVELOPMENT, f"segments {covered}"
+    covered = card.dataset.covered_segments
+    runner = card.runner or {}
+    if covered != ("gold_standard",):
+        return DEVELOPMENT, f"segments {', '.join(covered or ()) or 'not recorded'}"
     if runner.get("sandbox") != "netns" or runner.get("isolated") is not True:
         return DEVELOPMENT, "gold standard, but not run in the network sandbox"
     return OFFICIAL, "gold standard, complete, sandboxed"
 
 
-def board_key(card: Mapping[str, Any]) -> BoardKey:
-    dataset: Mapping[str, Any] = card["dataset"]
-    scores: Mapping[str, Any] = card.get("scores") or {}
+def board_key(card: CardView) -> BoardKey:
+    dataset, scores = card.dataset, card.scores
     return BoardKey(
         track_of(card)[0],
-        str(dataset["id"]),
-        str(dataset["version"]),
-        str(dataset["sha256"]),
-        str(scores.get("scoring_profile") or "unrecorded"),
-        tuple(sorted(str(m) for m in scores.get("composite_metrics") or ())),
+        str(dataset.id),
+        str(dataset.version),
+        str(dataset.sha256),
+        str(scores.scoring_profile or "unrecorded"),
+        tuple(sorted(str(m) for m in scores.composite_metrics or ())),
     )
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
 
+from pytest_mteval.cards.card_view import CardView
 from pytest_mteval.metrics.entry_record import as_records
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
@@ -29,10 +29,9 @@ class Slice:
     exact_match_rate: float | None
 
 
-def domain_slice(card: Mapping[str, Any], domain: str) -> Slice | None:
+def domain_slice(card: CardView, domain: str) -> Slice | None:
     """The card's figures on ``domain``; None when the card has no entry of it."""
-    scores: Mapping[str, Any] = card.get("scores") or {}
-    group = (scores.get("by_domain") or {}).get(domain)
+    group = card.scores.by_domain.get(domain)
     if not isinstance(group, Mapping):
         return None
     lower, upper = _interval(card, domain)
@@ -46,34 +45,33 @@ def domain_slice(card: Mapping[str, Any], domain: str) -> Slice | None:
     )
 
 
-def _interval(card: Mapping[str, Any], domain: str) -> tuple[float | None, float | None]:
-    scores: Mapping[str, Any] = card.get("scores") or {}
+def _interval(card: CardView, domain: str) -> tuple[float | None, float | None]:
+    scores = card.scores
     rows = [
         r
-        for r in as_records(card.get("results") or [])
+        for r in as_records(card.results)
         if str(r.get("domain") if r.get("domain") is not None else "unknown") == domain
     ]
     if not rows or any(not r.get("expected") for r in rows):
         return None, None  # text withheld: chrF++ cannot be recomputed per entry
-    written = scores.get("scoring_profile") or (card.get("scoring") or {}).get("profile")
-    profile = recorded_profile(written, scores.get("fst_acceptance_rate") is not None)
-    hallucinated = frozenset(
-        str(i) for i in (card.get("hallucination") or {}).get("hallucination_entries") or ()
-    )
+    written = scores.scoring_profile or card.older_profile
+    profile = recorded_profile(written, scores.fst_acceptance_rate is not None)
+    hallucinated = frozenset(card.hallucination_entries)
     statistics: dict[str, stats.Statistic] = {}
-    for metric in scores.get("composite_metrics") or []:
+    for metric in scores.composite_metrics or []:
         found = entry_statistic(str(metric), rows, hallucinated)
         if found is None:
             return None, None
         statistics[str(metric)] = found
     if not statistics:
         return None, None
-    recorded: Mapping[str, Any] = (scores.get("confidence_intervals") or {}).get("composite") or {}
-    seed = recorded.get("seed")
+    recorded = scores.interval("composite")
+    seed = recorded.seed if recorded is not None else None
+    resamples = recorded.n_bootstrap if recorded is not None else None
     found_intervals = stats.confidence_intervals(
         statistics,
         {"composite": partial(scoring.composite, profile=profile)},
-        n_bootstrap=int(recorded.get("n_bootstrap") or stats.DEFAULT_RESAMPLES),
+        n_bootstrap=int(resamples or stats.DEFAULT_RESAMPLES),
         seed=int(seed) if isinstance(seed, int) else stats.DEFAULT_SEED,
     )
     composite = found_intervals["composite"]

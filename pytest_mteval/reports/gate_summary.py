@@ -4,17 +4,18 @@ finds the answer first, not below the charts."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
+from pytest_mteval.cards.card_model import GateRecord
 from pytest_mteval.reports.page import number
 
 
-def gate_summary(card: Mapping[str, Any]) -> dict[str, Any]:
+def gate_summary(gate: GateRecord | None) -> dict[str, Any]:
     """The verdict, what it was measured against, and one row per gated metric."""
-    gate: Mapping[str, Any] = card.get("gate") or {}
+    if gate is None:
+        gate = GateRecord(passed=False)  # not gated: no baseline, no metric
     rows = []
-    for row in gate.get("metrics") or []:
+    for row in gate.metrics:
         delta = row.get("delta")
         rows.append(
             {
@@ -26,10 +27,10 @@ def gate_summary(card: Mapping[str, Any]) -> dict[str, Any]:
                 "passed": bool(row.get("passed")),
             }
         )
-    gated = bool(gate.get("baseline") or rows)
-    verdict = ("PASSED" if gate.get("passed") else "FAILED") if gated else "not gated"
-    against = gate.get("baseline") or (
+    gated = bool(gate.baseline or rows)
+    verdict = ("PASSED" if gate.passed else "FAILED") if gated else "not gated"
+    against = gate.baseline or (
         "no baseline: absolute limits only" if rows else "no baseline and no floor"
     )
     return {"verdict": verdict, "against": str(against), "rows": rows,
-            "notes": [str(n) for n in gate.get("notes") or []]}  # fmt: skip
+            "notes": [str(n) for n in gate.notes]}  # fmt: skip

@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from markupsafe import Markup
 
+from pytest_mteval.cards.card_view import CardView, ShownScores
 from pytest_mteval.cards.char_diff import char_spans
 from pytest_mteval.cards.regressions import regression_reasons
 from pytest_mteval.metrics import catalog
@@ -49,28 +50,33 @@ def headline_rows() -> list[tuple[str, str, int]]:
 _DEFAULT_OPTIONS: Final = EntryGateOptions()
 
 
-def text_withheld(card: Mapping[str, Any]) -> bool:
+def text_withheld(card: CardView) -> bool:
     """A scores-only card: no row carries source or reference text."""
-    rows = card.get("results") or []
+    rows = card.results
     return bool(rows) and not any(r.get("source") or r.get("expected") for r in rows)
 
 
 def run_report(
-    card: Mapping[str, Any],
+    card: CardView,
     baseline: Comparable | None = None,
     options: EntryGateOptions = _DEFAULT_OPTIONS,
 ) -> str:
-    dataset: Mapping[str, Any] = card["dataset"]
-    method = (card.get("method") or {}).get("name") or card["model_slug"]
-    title = f"{method} on {dataset['id']} v{dataset['version']}"
-    model = card.get("model_id") or card["model_slug"]
+    dataset = card.dataset
+    method = card.method_name
+    title = f"{method} on {dataset.id} v{dataset.version}"
+    model = card.model
     data = {
         "page": "run-report",
-        "run_id": card["run_id"],
-        "run_card_hash": card.get("run_card_hash"),
+        "run_id": card.run_id,
+        "run_card_hash": card.run_card_hash,
         "method": method,
         "model": model,
-        "dataset": {k: dataset.get(k) for k in ("id", "version", "language_pair", "sha256")},
+        "dataset": {
+            "id": dataset.id,
+            "version": dataset.version,
+            "language_pair": dataset.language_pair,
+            "sha256": dataset.sha256,
+        },
     }
     return render(
         "run_report.html.j2",
@@ -78,14 +84,14 @@ def run_report(
         data=data,
         heading=title,
         model=model,
-        condition=card["condition"],
-        language_pair=dataset["language_pair"],
-        entry_count=dataset["entry_count"],
-        run_id=card["run_id"],
-        timestamp=card["timestamp"],
-        card_hash=str(card.get("run_card_hash"))[:12],
-        gate=gate_summary(card),
-        headline=_headline(card["scores"]),
+        condition=card.condition,
+        language_pair=dataset.language_pair,
+        entry_count=dataset.entry_count,
+        run_id=card.run_id,
+        timestamp=card.timestamp,
+        card_hash=str(card.run_card_hash)[:12],
+        gate=gate_summary(card.gate),
+        headline=_headline(card.scores),
         extra=_extra(card),
         flags=_flags(card),
         charts=_charts(card),
@@ -93,57 +99,49 @@ def run_report(
     )
 
 
-def _headline(scores: Mapping[str, Any]) -> list[dict[str, str]]:
-    intervals: Mapping[str, Any] = scores.get("confidence_intervals") or {}
+def _headline(scores: ShownScores) -> list[dict[str, str]]:
     rows = []
     for key, label, digits in headline_rows():
-        value = scores.get(key)
+        value = scores.value(key)
         if value is None:
             continue
-        interval = intervals.get(key) or {}
+        interval = scores.interval(key)
         bounds = (
-            f"[{interval['lower']:.{digits}f}, {interval['upper']:.{digits}f}]"
-            if interval.get("lower") is not None and interval.get("upper") is not None
+            f"[{interval.lower:.{digits}f}, {interval.upper:.{digits}f}]"
+            if interval is not None and interval.lower is not None and interval.upper is not None
             else ""
         )
         if key == "composite":
-            label += f" (profile {scores.get('scoring_profile') or '?'})"
+            label += f" (profile {scores.scoring_profile or '?'})"
         rows.append({"key": key, "label": label, "value": number(value, digits), "bounds": bounds})
     return rows
 
 
-def _extra(card: Mapping[str, Any]) -> list[tuple[str, str]]:
-    scores: Mapping[str, Any] = card["scores"]
-    totals: Mapping[str, Any] = card.get("totals") or {}
+def _extra(card: CardView) -> list[tuple[str, str]]:
+    scores, totals = card.scores, card.totals
     return [
-        ("quality tier", str(scores.get("quality_tier") or "unscored")),
-        ("errors", f"{scores.get('errors', 0)} of {scores.get('total', 0)}"),
-        ("cost, total (USD)", number(totals.get("total_cost_usd"), 4)),
-        ("cost per entry (USD)", number(totals.get("cost_per_entry_usd"), 6)),
+        ("quality tier", str(scores.quality_tier or "unscored")),
+        ("errors", f"{scores.errors} of {scores.total}"),
+        ("cost, total (USD)", number(totals.total_cost_usd, 4)),
+        ("cost per entry (USD)", number(totals.cost_per_entry_usd, 6)),
     ]
 
 
-def _flags(card: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [
-        {"code": f.get("code"), "message": f.get("message"), "count": len(f.get("entry_ids") or [])}
-        for f in card.get("flags") or []
-    ]
+def _flags(card: CardView) -> list[dict[str, Any]]:
+    return [{"code": f.code, "message": f.message, "count": len(f.entry_ids)} for f in card.flags]
 
 
-def _charts(card: Mapping[str, Any]) -> list[tuple[str, Markup]]:
-    scores: Mapping[str, Any] = card["scores"]
+def _charts(card: CardView) -> list[tuple[str, Markup]]:
+    scores = card.scores
     charts = []
-    for key, title in (
-        ("by_difficulty", "by difficulty"),
-        ("by_domain", "by domain"),
-        ("by_provenance", "by provenance"),
+    for key, title, groups in (
+        ("by_difficulty", "by difficulty", scores.by_difficulty),
+        ("by_domain", "by domain", scores.by_domain),
+        ("by_provenance", "by provenance", scores.by_provenance),
     ):
-        groups = scores.get(key) or {}
         if groups:
             charts.append((key, svg(plots.group_bars(groups, title))))
-    sentence = [
-        r["chrf_score"] for r in card.get("results") or [] if r.get("chrf_score") is not None
-    ]
+    sentence = [c for r in card.results if (c := r.get("chrf_score")) is not None]
     if sentence:
         charts.append(
             ("histogram", svg(plots.histogram(sentence, "sentence chrF++", "chrF++ of one entry")))
@@ -151,21 +149,21 @@ def _charts(card: Mapping[str, Any]) -> list[tuple[str, Markup]]:
     return charts
 
 
-def _entry_flags(card: Mapping[str, Any]) -> dict[str, list[str]]:
+def _entry_flags(card: CardView) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for flag in card.get("flags") or []:
-        for entry_id in flag.get("entry_ids") or []:
-            out.setdefault(str(entry_id), []).append(str(flag.get("code")))
-    for entry_id in (card.get("hallucination") or {}).get("hallucination_entries") or []:
-        out.setdefault(str(entry_id), []).append("hallucination")
+    for flag in card.flags:
+        for entry_id in flag.entry_ids:
+            out.setdefault(str(entry_id), []).append(str(flag.code))
+    for entry_id in card.hallucination_entries:
+        out.setdefault(entry_id, []).append("hallucination")
     return out
 
 
 def _entries(
-    card: Mapping[str, Any], baseline: Comparable | None, options: EntryGateOptions
+    card: CardView, baseline: Comparable | None, options: EntryGateOptions
 ) -> dict[str, Any]:
     """The context of the entries table: its filters, its columns and one dict per row."""
-    rows = as_records(card.get("results") or [])
+    rows = as_records(card.results)
     withheld = text_withheld(card)
     flags_of = _entry_flags(card)
     head = ["id", "domain", "difficulty", "chrF++", "exact", "FST", "error", "flags"]

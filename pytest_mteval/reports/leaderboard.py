@@ -10,14 +10,14 @@ the reason.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.card_view import CardView
 from pytest_mteval.cards.foreign_view import read_verified
 from pytest_mteval.cards.verification_tier import SIDECAR_SUFFIX, verification_tiers
 from pytest_mteval.reports.board_rules import (
@@ -152,7 +152,7 @@ def build(
 ) -> Leaderboard:
     """Verify, group and rank the cards at ``paths``; ``domain`` ranks on one domain; a
     reproduction counts only signed by one of ``maintainer_keys`` (spec §9.4)."""
-    cards: list[tuple[Path, dict[str, Any]]] = []
+    cards: list[tuple[Path, CardView]] = []
     refused: list[str] = []
     notes: list[str] = []
     for path in paths:
@@ -164,9 +164,9 @@ def build(
         cards.append((path, card))
     parents = extended_parents([card for _, card in cards])
     for path, card in cards:
-        if card["run_card_hash"] in parents:
+        if card.run_card_hash in parents:
             notes.append(f"{path}: left out, a card on the board extends it with its review")
-    cards = [(path, card) for path, card in cards if card["run_card_hash"] not in parents]
+    cards = [(path, card) for path, card in cards if card.run_card_hash not in parents]
     validations = []
     for path, card in cards:
         record, problem = human_validation(card, path)
@@ -182,7 +182,7 @@ def build(
     kept = [(pc, v) for pc, v in zip(cards, validations, strict=True) if not unlisted(pc[1])]
     if not maintainer_keys:
         notes.append("no maintainer key given (--maintainer-key): no card is maintainer-verified")
-    tiers = verification_tiers([c for (_, c), _ in kept], [v for _, v in kept], maintainer_keys)
+    tiers = verification_tiers([c.raw for (_, c), _ in kept], [v for _, v in kept], maintainer_keys)
     boards: dict[BoardKey, Board] = {}
     apart: list[Row] = []
     for ((path, card), _), tier in zip(kept, tiers, strict=True):
@@ -196,7 +196,7 @@ def build(
             apart.append(row)
             continue
         key = board_key(card)
-        language_pair = str(card["dataset"]["language_pair"])
+        language_pair = str(card.dataset.language_pair)
         board = boards.setdefault(key, Board(key, language_pair, domain))
         board.rows.append(row)
     for board in boards.values():
@@ -252,48 +252,44 @@ def _span(row: Row) -> tuple[float | None, float | None]:
     return low, high
 
 
-def _row(
-    path: Path, card: Mapping[str, Any], tier: str, reason: str, domain: str | None
-) -> Row | None:
-    scores: Mapping[str, Any] = card["scores"]
-    interval = (scores.get("confidence_intervals") or {}).get("composite") or {}
-    composite, lower, upper = scores.get("composite"), interval.get("lower"), interval.get("upper")
-    chrf, exact = scores.get("chrf_plus_plus"), scores.get("exact_match_rate")
-    totals: Mapping[str, Any] = card.get("totals") or {}
-    cost_adjusted = scores.get("cost_adjusted")
+def _row(path: Path, card: CardView, tier: str, reason: str, domain: str | None) -> Row | None:
+    scores, totals = card.scores, card.totals
+    interval = scores.interval("composite")
+    composite = scores.composite
+    lower = interval.lower if interval is not None else None
+    upper = interval.upper if interval is not None else None
+    chrf, exact = scores.chrf_plus_plus, scores.exact_match_rate
+    cost_adjusted = scores.cost_adjusted
     if domain is not None:
         found = domain_slice(card, domain)
         if found is None:
             return None
         composite, lower, upper = found.composite, found.lower, found.upper
         chrf, exact = found.chrf_plus_plus, found.exact_match_rate
-        cost_adjusted = scoring.cost_adjusted(composite, totals.get("cost_per_entry_usd"))
-    method: Mapping[str, Any] = card.get("method") or {}
-    manifest: Mapping[str, Any] = method.get("manifest") or {}
-    public: Mapping[str, Any] = card.get("method_card") or {}
+        cost_adjusted = scoring.cost_adjusted(composite, totals.cost_per_entry_usd)
     return Row(
         path=str(path),
-        run_id=str(card["run_id"]),
-        method=str(public.get("name") or method.get("name") or card["model_slug"]),
-        method_class=public.get("class") or manifest.get("class"),
-        dependency_class=method.get("dependency_class") or public.get("dependency_class"),
-        model=str(card.get("model_id") or card["model_slug"]),
-        condition=str(card["condition"]),
+        run_id=str(card.run_id),
+        method=card.board_name,
+        method_class=card.method_class,
+        dependency_class=card.dependency_class,
+        model=str(card.model),
+        condition=str(card.condition),
         composite=composite,
         lower=lower,
         upper=upper,
         chrf_plus_plus=chrf,
-        fst_acceptance_rate=scores.get("fst_acceptance_rate"),
+        fst_acceptance_rate=scores.fst_acceptance_rate,
         exact_match_rate=exact,
-        semantic_score=scores.get("semantic_score"),
-        cost_per_entry_usd=totals.get("cost_per_entry_usd"),
-        avg_latency_seconds=scores.get("avg_latency_seconds"),
+        semantic_score=scores.semantic_score,
+        cost_per_entry_usd=totals.cost_per_entry_usd,
+        avg_latency_seconds=scores.avg_latency_seconds,
         cost_adjusted=cost_adjusted,
-        quality_tier=str(scores.get("quality_tier") or "unscored"),
+        quality_tier=str(scores.quality_tier or "unscored"),
         verification=tier,
         verification_reason=reason,
-        date=str(card["timestamp"])[:10],
-        timestamp=str(card["timestamp"]),
-        entries=int(card["dataset"]["entry_count"]),
-        corpus=f"{card['dataset']['id']} v{card['dataset']['version']}",
+        date=str(card.timestamp)[:10],
+        timestamp=str(card.timestamp),
+        entries=int(card.dataset.entry_count),
+        corpus=f"{card.dataset.id} v{card.dataset.version}",
     )

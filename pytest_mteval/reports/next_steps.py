@@ -6,14 +6,13 @@ says what they are, and one line names the command a person most likely wants af
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from pytest_mteval.cards.card_view import CardView, ShownScores
 
 
-def legend(scores: Mapping[str, Any]) -> str | None:
+def legend(scores: ShownScores) -> str | None:
     """What the composite's profile letter and the ``by ...`` rows' fields mean."""
-    profile = scores.get("scoring_profile")
-    if scores.get("composite") is None:
+    profile = scores.scoring_profile
+    if scores.composite is None:
         return None
     which = {
         "A": "profile A: the target language has a morphological analyzer (FST)",
@@ -25,16 +24,15 @@ def legend(scores: Mapping[str, Any]) -> str | None:
     )
 
 
-def next_step(card: Mapping[str, Any]) -> str:
+def next_step(card: CardView) -> str:
     """The command most likely wanted after this run."""
-    errors = int((card.get("scores") or {}).get("errors") or 0)
+    errors = int(card.scores.errors or 0)
     if errors:
         return (
             f"{errors} entries failed: their reports are above; rerun only them with --lf "
             "(translations that worked come from the cache)"
         )
-    gate = card.get("gate") or {}
-    if gate.get("baseline") is None:
+    if card.gate is None or card.gate.baseline is None:
         return (
             "keep this run as the baseline to gate later runs against: "
             "--mteval-baseline=.mteval/baseline.json --mteval-update-baseline; "

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pytest_mteval.cards.card_view import view_of
+from pytest_mteval.cards.runcard import built
 from pytest_mteval.reports.html_report import run_report
 from pytest_mteval.reports.page import is_page_path
 from pytest_mteval.scoring.comparable_run import Comparable
@@ -18,12 +20,12 @@ def write_run_report(
     baseline: Comparable | None,
     options: EntryGateOptions,
 ) -> str:
-    """Write the report to ``path``, or into it as ``<run id>.html`` when it is a folder (any
-    path not ending in .html or .htm); return where, or why not. A report that cannot be
-    written must not cost the run its card or its verdict."""
+    """Write the report of the card just written (its JSON) to ``path``, or into it as
+    ``<run id>.html`` when it is a folder (any path not ending in .html or .htm); return where,
+    or why not. A report that cannot be written must not cost the run its card or verdict."""
     target = path if is_page_path(str(path)) else path / f"{card['run_id']}.html"
     try:
-        page = run_report(card, baseline, options)
+        page = run_report(view_of(built(card), card), baseline, options)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(page, encoding="utf-8")
     except Exception as exc:

@@ -11,19 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
+from pytest_mteval.cards.card_view import CardView
 from pytest_mteval.cards.runcard import RunCardError
 from pytest_mteval.cards.verification_tier import HumanValidation, read_human_validation
 from pytest_mteval.review.chain import verify_chain
 
 
-def human_validation(
-    card: Mapping[str, Any], path: Path
-) -> tuple[HumanValidation | None, str | None]:
-    """The card's record, if any, and a one-line problem when one exists but cannot be used."""
+def human_validation(view: CardView, path: Path) -> tuple[HumanValidation | None, str | None]:
+    """The card's record, if any, and a one-line problem when one exists but cannot be used.
+    Its chain is checked on the card's JSON (``CardView.raw``), which its hashes are of."""
+    card = view.raw
     block = card.get("human_validation")
     if not isinstance(block, Mapping) or "extends" not in block:
         return read_human_validation(card, path)
@@ -45,11 +45,11 @@ def human_validation(
     return record, None
 
 
-def extended_parents(cards: Sequence[Mapping[str, Any]]) -> set[str]:
+def extended_parents(cards: Sequence[CardView]) -> set[str]:
     """The run_card_hash of every card another card extends with a validation record."""
     out: set[str] = set()
     for card in cards:
-        block = card.get("human_validation")
+        block = card.raw.get("human_validation")
         if isinstance(block, Mapping) and isinstance(block.get("extends"), Mapping):
             out.add(str(block["extends"].get("run_card_hash")))
     return out

@@ -21,12 +21,13 @@ import datetime
 import io
 import math
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.card_model import RunCard
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.json_files import read_bytes
 from pytest_mteval.review import sample_record
@@ -58,7 +59,7 @@ class Review:
     ratings: dict[str, str]
 
 
-def read_review(path: Path, sample: Sample, card: Mapping[str, Any]) -> Review:
+def read_review(path: Path, sample: Sample, card: RunCard) -> Review:
     """One reviewer's CSV, checked row by row against the sample and the card."""
     try:
         text = read_bytes(path, "ratings file", ReviewError).decode("utf-8-sig")
@@ -71,7 +72,7 @@ def read_review(path: Path, sample: Sample, card: Mapping[str, Any]) -> Review:
     if missing:
         raise ReviewError(f"{path}: missing column(s) {', '.join(missing)} (expected {COLUMNS})")
     predictions = {item.entry_id: item.prediction for item in sample.items}
-    withheld = bool((card.get("redaction") or {}).get("text_withheld"))
+    withheld = bool((card.extra("redaction") or {}).get("text_withheld"))
     ratings: dict[str, str] = {}
     reviewers: set[str] = set()
     dates: set[str] = set()
@@ -137,7 +138,7 @@ def _rows(reader: csv.DictReader[str], path: Path) -> Iterator[dict[str, Any]]:
 
 
 def validation_block(
-    card: Mapping[str, Any],
+    card: RunCard,
     sample: Sample,
     reviews: Sequence[Review],
     threshold: Threshold,
@@ -161,13 +162,13 @@ def validation_block(
         and len(combined) >= needed
         and usable_share >= threshold.min_usable
     )
-    parent_hash = str(card["run_card_hash"])
+    parent_hash = card.run_card_hash
     return {
         "protocol": "benchmark spec §7.3",
         "extends": {
             "run_card_hash": parent_hash,
-            "run_id": card.get("run_id"),
-            "quality_tier": card["scores"].get("quality_tier"),
+            "run_id": card.run_id,
+            "quality_tier": card.scores.quality_tier,
         },
         "sample": sample.record(),
         "reviewers": [
@@ -229,10 +230,10 @@ def ingest(
     sample_path: Path | None = None,
 ) -> dict[str, Any]:
     """Verify the card, read the sample record and every reviewer's file, and return the
-    new sealed card."""
+    new sealed card (its JSON extended: the new card's hash chain is of that)."""
     card = runcard.load(card_path)
-    runcard.verify(card, card_path)
-    if "human_validation" in card:
+    model = runcard.verify(card, card_path)
+    if "human_validation" in model.model_fields_set:
         raise ReviewError(
             f"{card_path}: already carries a validation record; ingest into its parent"
         )
@@ -243,6 +244,6 @@ def ingest(
         sample = sample_record.read(path, card, threshold.min_entries)
     except sample_record.SampleRecordError as exc:
         raise ReviewError(str(exc)) from None
-    reviews = [read_review(path, sample, card) for path in rating_paths]
-    block = validation_block(card, sample, reviews, threshold, today)
+    reviews = [read_review(path, sample, model) for path in rating_paths]
+    block = validation_block(model, sample, reviews, threshold, today)
     return extend(card, block)
