@@ -26,8 +26,8 @@ from typing import Any
 from timing import best_of
 
 from pytest_mteval.metrics import sacre
+from pytest_mteval.metrics.entry_record import as_records
 from pytest_mteval.metrics.match import exact_match
-from pytest_mteval.metrics.record import as_records
 from pytest_mteval.scoring.aggregate import quality_scores
 from pytest_mteval.scoring.run_judgement import statistics_of
 

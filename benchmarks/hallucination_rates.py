@@ -28,8 +28,8 @@ from typing import Any
 from pytest_mteval.corpus import Corpus, Dataset, Entry
 from pytest_mteval.metrics import code_switching, hallucination
 from pytest_mteval.metrics.base import MetricContext
+from pytest_mteval.metrics.entry_record import as_records
 from pytest_mteval.metrics.match import normalize
-from pytest_mteval.metrics.record import as_records
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_RUNS = [

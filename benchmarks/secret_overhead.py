@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pytest_mteval.metrics.record import as_records
+from pytest_mteval.metrics.entry_record import as_records
 from pytest_mteval.metrics.sacre import segment_stats
 from pytest_mteval.run.redaction import Secrecy, redact_card
 from pytest_mteval.run.secret_corpus import encode_key, encrypt, new_key

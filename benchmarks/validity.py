@@ -47,12 +47,13 @@ import agreement
 import mqm_data
 import pytest
 
+from pytest_mteval.cards.comparable_card import from_card
+from pytest_mteval.cards.runcard import built
 from pytest_mteval.corpus import describe_reference_quality
 from pytest_mteval.metrics import catalog
-from pytest_mteval.metrics.record import number
+from pytest_mteval.metrics.entry_record import number
 from pytest_mteval.metrics.text import words
 from pytest_mteval.scoring.bootstrap import Statistic
-from pytest_mteval.scoring.comparable_run import from_card
 from pytest_mteval.scoring.run_judgement import group_composite, statistics_of
 
 REPO = Path(__file__).resolve().parents[1]
@@ -221,7 +222,7 @@ def per_entry(
 ) -> tuple[dict[str, dict[str, float | None]], dict[str, Statistic]]:
     """Each entry's value of every metric and of the composite on that entry alone, and the
     run's per-entry statistics (rows in the same order)."""
-    comparable = from_card(card, "card")
+    comparable = from_card(built(card), "card")
     rows = list(comparable.rows.values())
     scores = card["scores"]
     profile = str(scores["scoring_profile"])

@@ -7,8 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 from sacrebleu.metrics import BLEU, CHRF, TER
 
+from pytest_mteval.cards.card_model import RunCard
+from pytest_mteval.cards.comparable_card import card_profile, from_card
 from pytest_mteval.metrics import catalog
 from pytest_mteval.scoring import comparable_run
 
@@ -31,16 +34,47 @@ def test_a_harness_report_is_told_apart_from_a_card():
     assert not comparable_run.is_harness_report({"results": [], "scores": {}})
 
 
-def _card(**changes: Any) -> dict[str, Any]:
+#: What every card has beside the fields a test sets (its schema's required fields).
+_HEAD: dict[str, Any] = {
+    "run_id": "r",
+    "harness_version": "0",
+    "timestamp": "t",
+    "elapsed_seconds": 0.0,
+    "model_slug": "gpt-x",
+    "condition": "c",
+    "temperature": 0.0,
+    "system_prompt_sha256": "0" * 64,
+    "system_prompt_used": "",
+    "dataset": {"id": "d", "version": "1", "language_pair": "en>fr", "sha256": "f" * 64},
+    "totals": {},
+    "results": [],
+    "fingerprint": "0" * 64,
+    "run_card_hash": "",
+}
+_NO_SCORES: dict[str, Any] = {
+    "total": 0,
+    "errors": 0,
+    "exact_matches": 0,
+    "exact_match_rate": None,
+    "chrf_plus_plus": None,
+}
+
+
+def _model(scores: dict[str, Any] | None = None, **changes: Any) -> RunCard:
+    """A card as its readers get it, with ``scores`` beside the required null ones."""
+    head = {**_HEAD, "dataset": {**_HEAD["dataset"], "entry_count": 0}}
+    card = {**head, "scores": {**_NO_SCORES, **(scores or {})}, **changes}
+    model = RunCard.model_validate({**card, "results": []}, strict=True)
+    model.results = card["results"]  # rows stay the card's own dicts, as a reader gets them
+    return model
+
+
+def _card(**changes: Any) -> RunCard:
     card: dict[str, Any] = {
-        "model_slug": "gpt-x",
-        "dataset": {"sha256": "f" * 64},
         "scores": {
             "exact_match_rate": 0.5,
             "chrf_plus_plus": 60.0,
             "bleu": 7,
-            "ter": True,  # not a number: never read as 1
-            "semantic_score": "0.9",  # text: not a number either
             "composite": 0.42,
             "scoring_profile": "B",
         },
@@ -52,12 +86,19 @@ def _card(**changes: Any) -> dict[str, Any]:
         "hallucination": {"hallucination_entries": [2, "7"]},
     }
     card.update(changes)
-    return card
+    return _model(**card)
+
+
+@pytest.mark.parametrize(("metric", "value"), [("ter", True), ("semantic_score", "0.9")])
+def test_a_score_that_is_not_a_number_never_reaches_a_comparable(metric, value):
+    """True is never read as 1, nor text as a number: the card's schema refuses both."""
+    with pytest.raises(ValidationError, match=metric):
+        _model({metric: value})
 
 
 def test_a_card_becomes_a_comparable_with_its_numbers_rows_and_findings():
     card = _card()
-    run = comparable_run.from_card(card, "cards/run.json")
+    run = from_card(card, "cards/run.json")
     assert run.path == "cards/run.json"
     assert run.origin == "run card"
     assert run.label == "gpt-x"
@@ -72,8 +113,8 @@ def test_a_card_becomes_a_comparable_with_its_numbers_rows_and_findings():
     assert type(run.metrics["bleu"]) is float
     assert run.composite == 0.42
     assert list(run.rows) == ["1", "2"]
-    assert run.rows["1"] == card["results"][0]
-    assert run.rows["1"] is not card["results"][0]  # a copy: statistics added never edit it
+    assert run.rows["1"] == card.results[0]
+    assert run.rows["1"] is not card.results[0]  # a copy: statistics added never edit it
     assert run.run_card_hash == "h" * 64
     assert run.hallucinated == frozenset({"2", "7"})
     assert run.available() == {"exact_match_rate", "chrf_plus_plus", "bleu"}
@@ -83,47 +124,47 @@ def test_a_card_becomes_a_comparable_with_its_numbers_rows_and_findings():
 
 
 def test_a_card_without_composite_label_hash_or_findings_gets_them_computed_or_empty():
-    card = _card(model_slug="", run_card_hash="", hallucination=None, dataset={})
-    card["scores"] = {"exact_match_rate": 0.5, "chrf_plus_plus": 60.0}
-    run = comparable_run.from_card(card, "x.json")
+    scores = {"exact_match_rate": 0.5, "chrf_plus_plus": 60.0}
+    card = _card(model_slug="", run_card_hash="", hallucination=None, scores=scores)
+    run = from_card(card, "x.json")
     # profile B over exact match and chrF++: (0.25 * 0.6 + 0.10 * 0.5) / 0.35
     assert run.composite == pytest.approx((0.25 * 0.6 + 0.10 * 0.5) / 0.35)
     assert run.label == "?"
     assert run.run_card_hash is None
     assert run.hallucinated == frozenset()
-    assert run.dataset_sha256 is None
-    bare = comparable_run.from_card({"results": []}, "y.json")
+    bare = from_card(_model(model_slug=""), "y.json")
     assert bare.metrics == dict.fromkeys(catalog.names())
     assert bare.composite is None
     assert bare.rows == {}
     assert bare.label == "?"
     assert bare.profile == "B"
-    assert comparable_run.from_card({"hallucination": {}}, "z.json").hallucinated == frozenset()
+    assert from_card(_model(hallucination={}), "z.json").hallucinated == frozenset()
 
 
 def test_the_records_a_card_was_built_from_are_its_rows():
-    records = [{"entry_id": "r1", "source": "s", "expected": "t", "stats": {"chrf": [1.0]}}]
-    run = comparable_run.from_card(_card(), "run.json", records)
+    records: Any = [{"entry_id": "r1", "source": "s", "expected": "t", "stats": {"chrf": [1.0]}}]
+    run = from_card(_card(), "run.json", records)
     assert list(run.rows) == ["r1"]
     assert run.rows["r1"]["stats"] == {"chrf": [1.0]}
 
 
 @pytest.mark.parametrize(
-    ("card", "profile"),
+    ("scores", "top", "profile"),
     [
-        ({"scores": {"scoring_profile": "A"}}, "A"),
-        ({"scores": {"scoring_profile": "B", "fst_acceptance_rate": 0.5}}, "B"),
-        ({"scores": {}, "scoring": {"profile": "A"}}, "A"),
-        ({"scores": {"scoring_profile": "Z", "fst_acceptance_rate": 0.5}}, "A"),
-        ({"scores": {"fst_acceptance_rate": 0.0}}, "A"),
-        ({"scores": {"fst_acceptance_rate": None}}, "B"),
-        ({"scores": None, "scoring": None}, "B"),
-        ({}, "B"),
+        ({"scoring_profile": "A"}, {}, "A"),
+        ({"scoring_profile": "B", "fst_acceptance_rate": 0.5}, {}, "B"),
+        ({}, {"scoring": {"profile": "A"}}, "A"),
+        ({"scoring_profile": "Z", "fst_acceptance_rate": 0.5}, {}, "A"),
+        ({"fst_acceptance_rate": 0.0}, {}, "A"),
+        ({"fst_acceptance_rate": None}, {}, "B"),
+        ({}, {"scoring": None}, "B"),
+        ({}, {}, "B"),
     ],
 )
-def test_a_cards_profile_is_the_recorded_one_else_a_when_it_measured_fst(card, profile):
-    assert comparable_run.card_profile(card) == profile
-    assert type(comparable_run.card_profile(card)) is str
+def test_a_cards_profile_is_the_recorded_one_else_a_when_it_measured_fst(scores, top, profile):
+    card = _model(scores, **top)
+    assert card_profile(card) == profile
+    assert type(card_profile(card)) is str
 
 
 def _report(**overall: Any) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from pytest_mteval.cards.compare import (
     text_lines,
 )
 from pytest_mteval.cards.gate import GateVerdict, fmt, interval
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.scoring.comparable_run import Comparable
 from pytest_mteval.scoring.gate_options import GateOptions
 

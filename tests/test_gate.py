@@ -19,6 +19,7 @@ from replayed_runs import DEEPSEEK, GEMINI_SME, GPT55, HAIKU, card_dict, replay_
 
 from pytest_mteval.cards.baseline import read_run
 from pytest_mteval.cards.gate import evaluate_gate, evaluate_runs, gate_lines
+from pytest_mteval.cards.runcard import built
 from pytest_mteval.cli.main import main
 from pytest_mteval.metrics import sacre
 from pytest_mteval.scoring.gate_options import GateOptionError, GateOptions, parse_metric_gate
@@ -31,7 +32,7 @@ def _row(verdict, metric):
 
 def test_haiku_replayed_against_a_gpt55_baseline_fails_the_gate():
     verdict = evaluate_gate(
-        read_run(replay_card(GPT55)), card_dict(replay_card(HAIKU)), GateOptions()
+        read_run(replay_card(GPT55)), built(card_dict(replay_card(HAIKU))), GateOptions()
     )
     assert not verdict.passed
     composite = _row(verdict, "composite")
@@ -47,7 +48,9 @@ def test_haiku_replayed_against_a_gpt55_baseline_fails_the_gate():
 
 def test_a_run_gated_against_itself_passes():
     path = replay_card(HAIKU)
-    verdict = evaluate_gate(read_run(path), card_dict(path), GateOptions(metric_gates={"ter": 0}))
+    verdict = evaluate_gate(
+        read_run(path), built(card_dict(path)), GateOptions(metric_gates={"ter": 0})
+    )
     assert verdict.passed
     assert verdict.to_json()["baseline_run_card_hash"] == card_dict(path)["run_card_hash"]
     for row in verdict.rows:
@@ -56,9 +59,9 @@ def test_a_run_gated_against_itself_passes():
 
 
 def test_a_harness_report_works_as_the_baseline_of_our_card():
-    verdict = evaluate_gate(read_run(GPT55), card_dict(replay_card(HAIKU)), GateOptions())
+    verdict = evaluate_gate(read_run(GPT55), built(card_dict(replay_card(HAIKU))), GateOptions())
     assert not verdict.passed
-    same = evaluate_gate(read_run(HAIKU), card_dict(replay_card(HAIKU)), GateOptions())
+    same = evaluate_gate(read_run(HAIKU), built(card_dict(replay_card(HAIKU))), GateOptions())
     assert same.passed
 
 
@@ -214,21 +217,21 @@ def test_runs_with_nothing_in_common_fail_with_a_reason():
 def test_fail_under_needs_no_baseline():
     card = card_dict(replay_card(GPT55))
     composite = card["scores"]["composite"]
-    low = evaluate_gate(None, card, GateOptions(fail_under=round(composite - 0.05, 2)))
+    low = evaluate_gate(None, built(card), GateOptions(fail_under=round(composite - 0.05, 2)))
     assert low.passed
     floor = round(composite + 0.05, 2)
-    high = evaluate_gate(None, card, GateOptions(fail_under=floor))
+    high = evaluate_gate(None, built(card), GateOptions(fail_under=floor))
     assert not high.passed
     assert f"< {floor:g}" in high.rows[0].verdict
-    nothing = evaluate_gate(None, card, GateOptions())
+    nothing = evaluate_gate(None, built(card), GateOptions())
     assert nothing.passed
     assert nothing.rows == []
     assert any("no baseline" in n for n in nothing.notes)
 
 
 def test_the_gate_ends_in_a_verdict_never_a_traceback():
-    broken = {"scores": {}, "results": [{"no": "entry id"}]}
-    verdict = evaluate_gate(read_run(GPT55), broken, GateOptions())
+    broken = {**card_dict(replay_card(GPT55)), "results": [{"no": "entry id"}]}
+    verdict = evaluate_gate(read_run(GPT55), built(broken), GateOptions())
     assert not verdict.passed
     assert "could not be evaluated" in verdict.notes[0]
     assert "FAILED" in gate_lines(verdict)[-1]
@@ -236,7 +239,7 @@ def test_the_gate_ends_in_a_verdict_never_a_traceback():
 
 def test_gate_lines_show_each_gated_metric():
     options = GateOptions(metric_gates={"chrf_plus_plus": 1.0}, fail_under=0.3)
-    verdict = evaluate_gate(read_run(GPT55), card_dict(replay_card(HAIKU)), options)
+    verdict = evaluate_gate(read_run(GPT55), built(card_dict(replay_card(HAIKU))), options)
     lines = gate_lines(verdict)
     text = "\n".join(lines)
     assert lines[0].startswith("against")
@@ -291,7 +294,7 @@ def test_significance_outside_0_1_is_refused():
 def test_values_recomputed_from_card_rows_equal_the_cards_own_scores():
     base_card, now_card = card_dict(replay_card(GPT55)), card_dict(replay_card(HAIKU))
     options = GateOptions(metric_gates={"chrf_plus_plus": 0, "bleu": 0, "ter": 0})
-    verdict = evaluate_gate(read_run(replay_card(GPT55)), now_card, options)
+    verdict = evaluate_gate(read_run(replay_card(GPT55)), built(now_card), options)
     for metric in ("chrf_plus_plus", "bleu", "ter"):
         row = _row(verdict, metric)
         assert row.baseline == pytest.approx(base_card["scores"][metric], abs=1e-9)
@@ -306,15 +309,15 @@ def test_the_runs_records_supply_statistics_the_card_rows_lack(monkeypatch):
     ]
     options = GateOptions(metric_gates={"chrf_plus_plus": 0, "ter": 0})
     baseline = read_run(GPT55)  # a report's rows are scored when it is read
-    plain = evaluate_gate(baseline, card, options)
+    plain = evaluate_gate(baseline, built(card), options)
 
     def recompute(*_args):
         raise AssertionError("statistics recomputed")
 
     monkeypatch.setattr(sacre, "family_segment_stats", recompute)
-    fed = evaluate_gate(baseline, card, options, records)
+    fed = evaluate_gate(baseline, built(card), options, records)
     assert fed.rows == plain.rows
-    assert evaluate_gate(baseline, card, options).notes[0].startswith("the gate could not")
+    assert evaluate_gate(baseline, built(card), options).notes[0].startswith("the gate could not")
 
 
 def _with_fst(path, rate_offset=0.0, per_entry=True):
@@ -425,7 +428,7 @@ def test_identical_predictions_on_a_subset_of_the_baseline_pass(capsys):
     flagged = _hallucinated(base, ids)
     assert flagged == _hallucinated(now, ids) > 0
     options = GateOptions(metric_gates={"hallucination_rate": 0})
-    verdict = evaluate_gate(read_run(base_path), now, options)
+    verdict = evaluate_gate(read_run(base_path), built(now), options)
     assert verdict.passed, gate_lines(verdict)
     assert _row(verdict, "composite").delta == 0
     assert _row(verdict, "composite").p_value == 1.0

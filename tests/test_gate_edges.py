@@ -14,13 +14,15 @@ from test_gate import _with_fst
 
 from pytest_mteval.cards.baseline import read_run
 from pytest_mteval.cards.gate import evaluate_gate, evaluate_runs
+from pytest_mteval.cards.runcard import built
+from pytest_mteval.metrics import catalog
 from pytest_mteval.scoring.gate_options import GateOptionError, GateOptions, parse_metric_gate
 
 
 def test_a_composite_exactly_at_the_floor_passes_and_is_shown():
     card = card_dict(replay_card(GPT55))
     composite = card["scores"]["composite"]
-    verdict = evaluate_gate(None, card, GateOptions(fail_under=composite))
+    verdict = evaluate_gate(None, built(card), GateOptions(fail_under=composite))
     assert verdict.passed
     (row,) = verdict.rows
     assert (row.metric, row.now, row.passed, row.verdict) == (
@@ -33,19 +35,20 @@ def test_a_composite_exactly_at_the_floor_passes_and_is_shown():
 
 def test_a_run_without_a_composite_fails_any_floor():
     card = copy.deepcopy(card_dict(replay_card(GPT55)))
-    card["scores"] = {"composite": None}  # nothing the composite is made of was measured
-    verdict = evaluate_gate(None, card, GateOptions(fail_under=0.0))
+    # nothing the composite is made of was measured
+    card["scores"] = {**card["scores"], **dict.fromkeys([*catalog.names(), "composite"])}
+    verdict = evaluate_gate(None, built(card), GateOptions(fail_under=0.0))
     assert not verdict.passed
     (row,) = verdict.rows
     assert (row.now, row.passed, row.verdict) == (None, False, "FAIL: this run has no composite")
 
 
 def test_a_gate_that_cannot_be_evaluated_still_names_its_baseline_or_none():
-    broken = {"scores": {}, "results": [{"no": "entry id"}]}
+    broken = {**card_dict(replay_card(GPT55)), "results": [{"no": "entry id"}]}
     baseline = read_run(GPT55)
-    against = evaluate_gate(baseline, broken, GateOptions())
+    against = evaluate_gate(baseline, built(broken), GateOptions())
     assert (against.passed, against.baseline) == (False, baseline.describe())
-    alone = evaluate_gate(None, broken, GateOptions())
+    alone = evaluate_gate(None, built(broken), GateOptions())
     assert (alone.passed, alone.baseline) == (False, None)
     assert "could not be evaluated" in alone.notes[0]
 
@@ -85,7 +88,7 @@ def test_the_recorded_options_are_plain_json():
 def test_the_verdict_recorded_on_the_card_has_every_field():
     baseline = read_run(GPT55)
     card = card_dict(replay_card(GPT55))
-    verdict = evaluate_gate(baseline, card, GateOptions(significance=0))
+    verdict = evaluate_gate(baseline, built(card), GateOptions(significance=0))
     recorded = verdict.to_json()
     assert set(recorded) == {
         "passed",
@@ -130,9 +133,9 @@ def test_each_reason_a_comparison_is_impossible_is_said_exactly():
 
 
 def test_a_gate_that_cannot_be_evaluated_says_which_error_and_keeps_its_options():
-    broken = {"scores": {}, "results": [{"no": "entry id"}]}
+    broken = {**card_dict(replay_card(GPT55)), "results": [{"no": "entry id"}]}
     options = GateOptions(max_drop=0.5, significance=0.01)
-    verdict = evaluate_gate(None, broken, options)
+    verdict = evaluate_gate(None, built(broken), options)
     assert verdict.notes == ["the gate could not be evaluated: KeyError: 'entry_id'"]
     assert verdict.options == options
     assert verdict.to_json()["options"]["max_drop"] == 0.5
@@ -143,13 +146,13 @@ def test_a_gate_that_cannot_be_evaluated_says_which_error_and_keeps_its_options(
 
 def _gated(**options):
     return evaluate_gate(
-        read_run(replay_card(GPT55)), card_dict(replay_card(HAIKU)), GateOptions(**options)
+        read_run(replay_card(GPT55)), built(card_dict(replay_card(HAIKU))), GateOptions(**options)
     )
 
 
 def test_a_zero_drop_with_the_test_off_passes_plainly():
     path = replay_card(GPT55)
-    verdict = evaluate_gate(read_run(path), card_dict(path), GateOptions(significance=0))
+    verdict = evaluate_gate(read_run(path), built(card_dict(path)), GateOptions(significance=0))
     row = _only_row(verdict, "composite")
     assert (row.delta, row.passed, row.verdict) == (0.0, True, "pass")
     assert verdict.baseline == read_run(path).describe()
@@ -199,7 +202,7 @@ def test_an_untestable_drop_fails_when_the_test_is_on():
 
 
 def test_no_baseline_is_said_once_exactly():
-    verdict = evaluate_gate(None, card_dict(replay_card(GPT55)), GateOptions())
+    verdict = evaluate_gate(None, built(card_dict(replay_card(GPT55))), GateOptions())
     assert verdict.notes == ["no baseline: nothing to compare with, only absolute limits apply"]
 
 

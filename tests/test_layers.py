@@ -52,7 +52,6 @@ XDIST_PARTS = frozenset(
     {"registered_collections", "assigned_work", "workqueue", "send_runtest_some"}
     | {"workerinput", "workeroutput", "dsession"}
 )
-MAX_LINES = 300
 
 
 def _modules() -> list[Path]:
@@ -205,12 +204,3 @@ def test_only_hooks_py_calls_the_hooks_of_other_plugins():
             if isinstance(node, ast.Attribute) and node.attr in {"hook", "ihook"}:
                 calls.append(f"{_name(path)}:{node.lineno} uses .{node.attr}")
     assert calls == []
-
-
-def test_every_module_is_small():
-    long = {}
-    for path in _modules():
-        lines = len(path.read_text(encoding="utf-8").splitlines())
-        if lines > MAX_LINES:
-            long[_name(path)] = lines
-    assert long == {}, f"split these by idea (at most {MAX_LINES} lines each)"

@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import CORPORA, link_resources
 
-from pytest_mteval.cards.card_model import Scores
-from pytest_mteval.cards.runcard import SPEC_SCORES
+from pytest_mteval.cards.card_model import SPEC_SCORES, Scores
 from pytest_mteval.corpus import load_corpus
 from pytest_mteval.metrics import catalog, fst
 from pytest_mteval.metrics.base import Metric, MetricContext

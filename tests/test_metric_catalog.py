@@ -16,15 +16,16 @@ import pytest
 from replayed_runs import HAIKU, REPLAY, SNA_CORPUS, card_dict, replay_card
 from sacrebleu.metrics import BLEU, CHRF, TER
 
+from pytest_mteval.cards.card_model import Scores
+from pytest_mteval.cards.comparable_card import from_card
 from pytest_mteval.cards.gate import evaluate_runs
-from pytest_mteval.cards.runcard import Scores
+from pytest_mteval.cards.runcard import built
 from pytest_mteval.cli.main import main
 from pytest_mteval.metrics import catalog, code_switching, fst, hallucination, semantic
 from pytest_mteval.metrics.catalog import MetricDefinitionError
 from pytest_mteval.metrics.definition import MetricDefinition, RatioOfCounts, ShareOfAll
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
-from pytest_mteval.scoring.comparable_run import from_card
 from pytest_mteval.scoring.gate_options import GateOptionError, GateOptions, parse_metric_gate
 
 pytest_plugins = ["pytester"]
@@ -216,7 +217,9 @@ def test_a_plugin_definition_is_scored_resampled_gated_and_compared(pytester, fo
         assert interval == dict(by_hand)
         assert interval["lower"] < value < interval["upper"]
     gated = evaluate_runs(
-        from_card(a, "a"), from_card(b, "b"), GateOptions(metric_gates={"letter_share": 0.5})
+        from_card(built(a), "a"),
+        from_card(built(b), "b"),
+        GateOptions(metric_gates={"letter_share": 0.5}),
     )
     assert catalog.get("letter_share") == LETTER_SHARE
     (row,) = [r for r in gated.rows if r.metric == "letter_share"]

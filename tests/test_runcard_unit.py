@@ -213,3 +213,39 @@ def test_a_card_being_written_is_a_hidden_temporary_file_beside_it(tmp_path: Pat
     assert temporary.startswith(".runcard-")
     assert temporary.endswith(".tmp")
     assert sorted(p.name for p in folder.iterdir()) == ["old.json", "run.json"]
+
+
+def test_reading_a_card_gives_the_model_with_the_cards_own_rows(tmp_path: Path):
+    """``read`` verifies and returns the model: every field typed as the card holds it, the
+    rows the card's own dicts (keys beyond the schema kept, never a validated copy)."""
+    rows = [{**row, "text_withheld": True} for row in _card()["results"]]
+    path = runcard.write_new(runcard.seal(_card(results=rows, extra_key={"a": 1})), tmp_path / "c")
+    raw = runcard.load(path)
+    card = runcard.read(path)
+    assert isinstance(card, runcard.RunCard)
+    assert card.results == raw["results"]
+    assert all(row["text_withheld"] is True for row in card.results)
+    assert (card.dataset.sha256, card.scores.chrf_plus_plus) == ("a" * 64, 61.0)
+    assert (card.run_card_hash, card.fingerprint) == (raw["run_card_hash"], raw["fingerprint"])
+    assert card.extra("extra_key") == {"a": 1}
+    assert card.extra("absent") is None
+    verified = runcard.verify(raw, path)
+    assert verified.results is raw["results"]  # the same rows: a 100,000-row card is not copied
+
+
+@pytest.mark.parametrize("count", [2, runcard._ROWS_AT_ONCE + 1])
+def test_a_card_being_built_is_checked_as_before_sealing_but_for_its_rows(count):
+    card = _card(results=_rows(count))
+    model = runcard.built(card)
+    assert model.results is card["results"]
+    assert model.fingerprint == runcard.fingerprint(card)
+    assert card["fingerprint"] == ""  # the card itself is left as it was
+    bad_row = _card(results=[{**_rows(1)[0], "bleu_score": "high"}])
+    assert runcard.built(bad_row).results == bad_row["results"]  # rows are checked when sealed
+    bad_head = _card(temperature="0")
+    with pytest.raises(RunCardError) as built_error:
+        runcard.built(bad_head)
+    with pytest.raises(RunCardError) as sealing_error:
+        runcard.check_before_sealing(bad_head)
+    assert str(built_error.value) == str(sealing_error.value)
+    assert str(built_error.value).startswith("run card refused: field 'temperature': ")

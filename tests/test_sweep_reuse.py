@@ -5,16 +5,17 @@ that never reported) makes the card incomplete; a method's own error does not.""
 from __future__ import annotations
 
 import pytest
+from test_comparable_unit import _model
 
+from pytest_mteval.cards.card_model import RunCard
 from pytest_mteval.run.entry_ledger import Ledger, stop_reason
 from pytest_mteval.sweep.resume import is_complete
 
 
-def _card(errors: list[str | None]) -> dict:
-    return {
-        "complete": True,
-        "results": [{"entry_id": str(i), "error": e} for i, e in enumerate(errors)],
-    }
+def _card(errors: list[str | None]) -> RunCard:
+    return _model(
+        complete=True, results=[{"entry_id": str(i), "error": e} for i, e in enumerate(errors)]
+    )
 
 
 def _ledger_reasons() -> list[str]:

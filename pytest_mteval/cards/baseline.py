@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.cards.coverage import is_partial
+from pytest_mteval.cards.comparable_card import from_card
 from pytest_mteval.cards.foreign_card import (
     foreign_comparable,
     is_foreign_card,
@@ -27,7 +27,6 @@ from pytest_mteval.errors import MtevalError
 from pytest_mteval.run.run_state import BaselineLoad
 from pytest_mteval.scoring.comparable_run import (
     Comparable,
-    from_card,
     from_harness_report,
     is_harness_report,
 )
@@ -70,10 +69,10 @@ def read_run(path: Path) -> Comparable:
             "report (overall, entries)"
         )
     try:
-        runcard.verify(raw, path)
+        card = runcard.verify(raw, path)
     except runcard.RunCardError as exc:
         raise BaselineError(str(exc)) from None
-    return from_card(raw, str(path))
+    return from_card(card, str(path))
 
 
 def corpus_texts(corpus: Corpus) -> dict[str, tuple[str, str]]:
@@ -124,7 +123,7 @@ def load_baseline(
     if not path.exists():
         return BaselineLoad(path, None)
     run = read_run(path)
-    if is_partial(runcard.load(path)):
+    if run.partial:
         raise BaselineError(
             f"baseline {path} is a partial run (-k, --lf, -x or filters): gate against a run "
             "of the whole corpus"

@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
+from pytest_mteval.cards.card_model import SPEC_ROW, SPEC_SCORES
 from pytest_mteval.cards.exposure import exposure_record
 from pytest_mteval.cards.run_fingerprint import identity_fields, system_prompt
-from pytest_mteval.cards.runcard import SPEC_ROW, SPEC_SCORES
 from pytest_mteval.corpus import Dataset
 from pytest_mteval.llm.cost import run_totals
 from pytest_mteval.methods.harness_manifest import shim_note
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.catalog import family_definitions
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.run.entry_selection import segments_record
 from pytest_mteval.run.method_args import public_config, secret_names
 from pytest_mteval.run.result_model import validate_method_fields

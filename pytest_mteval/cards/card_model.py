@@ -4,12 +4,12 @@ writes, reads and verifies cards against these."""
 
 from __future__ import annotations
 
-from typing import Any, Final, NotRequired
+from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
-from typing_extensions import TypedDict
 
 from pytest_mteval.corpus import ReferenceQuality
+from pytest_mteval.metrics.entry_record import ResultRow
 
 
 class DatasetRef(BaseModel):
@@ -98,40 +98,6 @@ class Totals(BaseModel):
     total_cost_usd: float | None = None
     cost_per_entry_usd: float | None = None
     cost_per_source_char: float | None = None
-
-
-class ResultRow(TypedDict):
-    """spec §3.7, one per evaluated entry: an entry record (``metrics/record.py``) without its
-    internal keys. A TypedDict, not a model: a card may have 100,000 rows, and validating
-    them as dicts costs a third of building a model per row."""
-
-    __pydantic_config__ = ConfigDict(extra="ignore")  # type: ignore[misc]  # kept, unchecked
-    entry_id: str
-    source: str | None  # null on a secret run's card (run/redaction.py)
-    expected: str | None
-    raw_predicted: NotRequired[str | None]
-    predicted: str | None
-    segment: NotRequired[str | None]
-    difficulty: NotRequired[int | str | None]
-    domain: NotRequired[str | None]
-    exact_match: bool | None
-    chrf_score: float | None
-    bleu_score: float | None
-    latency_s: NotRequired[float | None]
-    cost_usd: NotRequired[float | None]
-    tool_call_count: NotRequired[int]
-    error: str | None
-    plugin_metrics: NotRequired[dict[str, dict[str, Any]]]
-    fst_valid: NotRequired[bool | None]
-    equivalent_match: NotRequired[bool | None]
-    semantic_verdict: NotRequired[str | None]
-    code_switching_detected: NotRequired[bool | None]
-    hallucination_detected: NotRequired[bool | None]
-    # Beyond the spec, written by this harness (absent from older cards).
-    variants: NotRequired[list[str]]
-    provenance: NotRequired[str | None]
-    ter_score: NotRequired[float | None]
-    length_ratio: NotRequired[float | None]
 
 
 #: The spec's row fields: null on a card's row where the entry has no value.
@@ -269,3 +235,13 @@ class RunCard(BaseModel):
     coverage: Coverage | None = None
     runner: dict[str, Any] | None = None
     interrupted: bool | None = None
+
+    def extra(self, key: str) -> Any:
+        """A key beyond the schema (``method_card``, a hook's, an older card's), or None."""
+        return (self.model_extra or {}).get(key)
+
+
+def score(scores: Scores, name: str) -> Any:
+    """The score a metric's name (from the catalog) names, or None when the card has none:
+    the schema's field, or a plugin's key beyond it."""
+    return getattr(scores, name, None)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from pytest_mteval.cards.gate import GateVerdict, evaluate_runs, fmt, interval
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.scoring.comparable_run import Comparable
 from pytest_mteval.scoring.gate_options import GateOptions
 from pytest_mteval.scoring.paired_comparison import COMPOSITE, Measure

@@ -4,8 +4,10 @@ latest run to compare with (``history/index.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
+
+from pytest_mteval.cards.card_model import RunCard
 
 
 def coverage(entries_run: int, entries_in_corpus: int, filters: Sequence[str]) -> dict[str, Any]:
@@ -23,10 +25,7 @@ def coverage(entries_run: int, entries_in_corpus: int, filters: Sequence[str]) -
     }
 
 
-def is_partial(card: Mapping[str, Any]) -> bool:
+def is_partial(card: RunCard) -> bool:
     """A run of part of the corpus, or one stopped early (``-x``, Ctrl-C: the card's own
     ``complete`` is false, though every entry has a row, the unrun ones as errors)."""
-    found = card.get("coverage")
-    return card.get("complete") is False or (
-        isinstance(found, Mapping) and found.get("complete") is False
-    )
+    return card.complete is False or (card.coverage is not None and card.coverage.complete is False)

@@ -9,12 +9,15 @@ is a verdict with one-line reasons, never an exception: a gate ends in a message
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pytest_mteval.cards.card_model import RunCard
+from pytest_mteval.cards.comparable_card import from_card
 from pytest_mteval.metrics import catalog
-from pytest_mteval.scoring.comparable_run import Comparable, from_card
+from pytest_mteval.metrics.entry_record import EntryRecord
+from pytest_mteval.scoring.comparable_run import Comparable
 from pytest_mteval.scoring.gate_options import GateOptions
 from pytest_mteval.scoring.paired_comparison import COMPOSITE, Measure, Pairing, measure, pair
 
@@ -65,9 +68,9 @@ class GateVerdict:
 
 def evaluate_gate(
     baseline: Comparable | None,
-    card: Mapping[str, Any],
+    card: RunCard,
     options: GateOptions,
-    records: Sequence[Mapping[str, Any]] = (),
+    records: Sequence[EntryRecord] = (),
 ) -> GateVerdict:
     """The verdict on a finished run's card (sealed or not), never raising.
 

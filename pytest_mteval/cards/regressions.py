@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from pytest_mteval.cards.char_diff import Kind, render
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.scoring.gate_options import EntryGateOptions
 
 #: (record key, label) of the per-entry metrics shown before -> after.

@@ -26,57 +26,43 @@ from typing import Any, Final
 
 from pydantic import TypeAdapter, ValidationError
 
-from pytest_mteval.cards.card_model import (
-    SPEC_ROW,
-    SPEC_SCORES,
-    Coverage,
-    DatasetRef,
-    Flag,
-    GateRecord,
-    HumanValidation,
-    MethodInfo,
-    ResultRow,
-    RunCard,
-    Scores,
-    Totals,
-)
+from pytest_mteval.cards.card_model import RunCard
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.json_files import read_json
-
-__all__ = [
-    "SPEC_ROW",
-    "SPEC_SCORES",
-    "Coverage",
-    "DatasetRef",
-    "Flag",
-    "GateRecord",
-    "HumanValidation",
-    "MethodInfo",
-    "ResultRow",
-    "RunCard",
-    "RunCardError",
-    "Scores",
-    "Totals",
-]
+from pytest_mteval.metrics.entry_record import ResultRow
 
 
 class RunCardError(MtevalError):
     """A run card that cannot be read or does not verify; the message is one line."""
 
 
-def check_before_sealing(card: Mapping[str, Any]) -> None:
-    """Refuse a card that does not match its own schema, before it is hashed and written.
+def check_before_sealing(card: Mapping[str, Any]) -> RunCard:
+    """Refuse a card that does not match its own schema, before it is hashed and written;
+    the card as the model its readers take (its rows are the card's own dicts).
 
     Strict: a score that is text or true/false where a number belongs is a bug in whatever
     wrote it (a metric, a method's card fields, a plugin's hook), never converted. Raises
     RunCardError with one line naming the field.
     """
+    return _checked(card, rows=True)
+
+
+def built(card: Mapping[str, Any]) -> RunCard:
+    """A card being built, as the model the gate reads, checked as ``check_before_sealing``
+    checks it but for its rows, which are the run's records until the card is sealed (they
+    are checked then). RunCardError as ``check_before_sealing``."""
+    return _checked(card, rows=False)
+
+
+def _checked(card: Mapping[str, Any], rows: bool) -> RunCard:
     try:
         complete = {**card, "fingerprint": fingerprint(card)}
     except (KeyError, TypeError) as exc:
         raise RunCardError(f"run card refused: fingerprint component missing: {exc}") from None
     try:
-        _validate_in_parts(complete)
+        if rows:
+            return _validate_in_parts(complete)
+        return _with_rows(RunCard.model_validate({**complete, "results": []}, strict=True), card)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
@@ -90,23 +76,30 @@ _ROWS_AT_ONCE: Final = 2_000
 _ROWS: Final = TypeAdapter(list[ResultRow])
 
 
-def _validate_in_parts(card: Mapping[str, Any]) -> None:
-    """``RunCard.model_validate(card, strict=True)``, the result rows a block at a time.
+def _validate_in_parts(card: Mapping[str, Any]) -> RunCard:
+    """``RunCard.model_validate(card, strict=True)``, the result rows a block at a time, and
+    the model holding the card's own rows (not validated copies, which drop unknown keys).
 
     Only a card that fails is validated whole again, so the error reported is the one the
     whole validation reports first, exactly as before.
     """
     rows = card.get("results")
-    if not isinstance(rows, list) or len(rows) <= _ROWS_AT_ONCE:
-        RunCard.model_validate(card, strict=True)
-        return
+    if not isinstance(rows, list):
+        return RunCard.model_validate(card, strict=True)
     try:
-        RunCard.model_validate({**card, "results": []}, strict=True)
+        model = RunCard.model_validate({**card, "results": []}, strict=True)
         for start in range(0, len(rows), _ROWS_AT_ONCE):
             _ROWS.validate_python(rows[start : start + _ROWS_AT_ONCE], strict=True)
     except ValidationError:
         RunCard.model_validate(card, strict=True)  # names the first error, as it always has
         raise
+    return _with_rows(model, card)
+
+
+def _with_rows(model: RunCard, card: Mapping[str, Any]) -> RunCard:
+    """``model`` with the card's own result rows (a row is a dict at run time: no copy)."""
+    model.results = card.get("results") or []
+    return model
 
 
 def not_json(value: Any, where: str = "") -> str | None:
@@ -264,14 +257,21 @@ def load(path: Path) -> dict[str, Any]:
     return raw
 
 
-def verify(card: dict[str, Any], path: Path) -> None:
-    """Check schema, fingerprint and hash; raise RunCardError with the first problem.
+def read(path: Path) -> RunCard:
+    """The verified card at ``path`` as the model every reader takes; RunCardError with the
+    first problem (``load``, then ``verify``)."""
+    return verify(load(path), path)
+
+
+def verify(card: dict[str, Any], path: Path) -> RunCard:
+    """Check schema, fingerprint and hash; raise RunCardError with the first problem. The
+    card as the model its readers take (its rows are the card's own dicts).
 
     The schema is checked strictly, as before sealing: a score that is text ("0.999") or
     true/false where a number belongs is refused, never converted, so what ``mteval show``
     and the leaderboard read is what the schema says."""
     try:
-        _validate_in_parts(card)
+        model = _validate_in_parts(card)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
@@ -284,6 +284,7 @@ def verify(card: dict[str, Any], path: Path) -> None:
         raise RunCardError(f"{path}: fingerprint component missing: {exc}") from None
     if recomputed != card["fingerprint"]:
         raise RunCardError(f"{path}: fingerprint does not match its eight components")
+    return model
 
 
 def json_schema() -> dict[str, Any]:

@@ -3,15 +3,15 @@ record itself in the index, and prune old cards."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from pytest_mteval.cards.baseline import BaselineError, dataset_difference, read_run, run_texts
+from pytest_mteval.cards.card_model import RunCard
+from pytest_mteval.cards.comparable_card import from_card
 from pytest_mteval.cards.compare import compare_runs, text_lines
 from pytest_mteval.history.index import HistoryError, prune, record_run, resolve_run
-from pytest_mteval.metrics.record import EntryRecord
-from pytest_mteval.scoring.comparable_run import from_card
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.scoring.gate_options import GateOptions
 
 
@@ -19,7 +19,7 @@ def compare_lines(
     runs_dir: Path,
     ref: str,
     base: Path,
-    card: Mapping[str, Any],
+    card: RunCard,
     records: Sequence[EntryRecord],
 ) -> list[str]:
     """``--mteval-compare``: this run against a saved one, reported, never gating."""
@@ -39,9 +39,7 @@ def compare_lines(
     return [f"compared with {path} (not gated)", *text_lines(comparison, with_verdict=False)]
 
 
-def record_and_prune(
-    runs_dir: Path, card: Mapping[str, Any], card_path: Path, keep: int | None
-) -> list[str]:
+def record_and_prune(runs_dir: Path, card: RunCard, card_path: Path, keep: int | None) -> list[str]:
     """Index the written card; with ``keep``, delete the oldest cards beyond it."""
     try:
         record_run(runs_dir, card, card_path)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pytest_mteval.cards.card_model import RunCard
 from pytest_mteval.cards.coverage import is_partial
 from pytest_mteval.errors import MtevalError
 
@@ -24,32 +24,30 @@ class HistoryError(MtevalError):
     """A run reference that cannot be resolved; the message is one line."""
 
 
-def index_row(card: Mapping[str, Any], path: Path) -> dict[str, Any]:
+def index_row(card: RunCard, path: Path) -> dict[str, Any]:
     """What ``mteval runs`` shows of a card, without reading the card again."""
-    scores = card.get("scores") or {}
-    ci = (scores.get("confidence_intervals") or {}).get("composite") or {}
-    gate = card.get("gate") or {}
-    gated = bool(gate.get("baseline") or gate.get("metrics"))
+    scores = card.scores
+    ci = (scores.confidence_intervals or {}).get("composite")
+    gate = card.gate
+    gated = gate is not None and bool(gate.baseline or gate.metrics)
+    method = card.method
     return {
-        "run_id": card.get("run_id"),
-        "timestamp": card.get("timestamp"),
+        "run_id": card.run_id,
+        "timestamp": card.timestamp,
         "path": str(path),
-        "method": (card.get("method") or {}).get("method_id")
-        or (card.get("method") or {}).get("name"),
-        "model": card.get("model_slug"),
-        "corpus": (card.get("dataset") or {}).get("id"),
-        "composite": scores.get("composite"),
-        "composite_ci": [ci.get("lower"), ci.get("upper")] if ci else None,
-        "tier": scores.get("quality_tier"),
-        "gate": None if not gated else ("passed" if gate.get("passed") else "failed"),
+        "method": None if method is None else getattr(method, "method_id", None) or method.name,
+        "model": card.model_slug,
+        "corpus": card.dataset.id,
+        "composite": scores.composite,
+        "composite_ci": [ci.lower, ci.upper] if ci is not None and ci.model_fields_set else None,
+        "tier": scores.quality_tier,
+        "gate": None if gate is None or not gated else ("passed" if gate.passed else "failed"),
         "complete": not is_partial(card),
-        "incomplete_reason": card.get("incomplete_reason")
-        if card.get("complete") is False
-        else None,
+        "incomplete_reason": card.incomplete_reason if card.complete is False else None,
     }
 
 
-def record_run(runs_dir: Path, card: Mapping[str, Any], path: Path) -> None:
+def record_run(runs_dir: Path, card: RunCard, path: Path) -> None:
     """Append the run to the index (one short write: concurrent runs interleave whole lines)."""
     runs_dir.mkdir(parents=True, exist_ok=True)
     line = json.dumps(index_row(card, path.resolve()), ensure_ascii=False) + "\n"

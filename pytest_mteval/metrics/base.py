@@ -14,7 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.definition import MetricDefinition
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 
 JSONDict = dict[str, Any]
 #: ``judge(entry, predicted)`` returns True/False, or None to leave the decision to the variants.

@@ -52,7 +52,7 @@ EXACT_MATCH: Final = MetricDefinition(
     shown_at=4,
     card_keys=("exact_matches",),
 )
-#: The card's spine, scored on every run (per entry by ``metrics/record.py``).
+#: The card's spine, scored on every run (per entry by ``metrics/entry_record.py``).
 SPINE: Final = (CHRF_PLUS_PLUS, BLEU, TER, EXACT_MATCH)
 #: Every built-in definition: the spine, then each family's (``metrics/registry.py``) by its
 #: ``report_at``.

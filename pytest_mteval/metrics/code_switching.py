@@ -48,10 +48,10 @@ from typing import Final
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, MetricContext
 from pytest_mteval.metrics.definition import MeanOfScored, MetricDefinition
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.metrics.fst import analyzer_for
 from pytest_mteval.metrics.invented_names import capitalized_inside_sentences, plain
 from pytest_mteval.metrics.quoted_mentions import kept_mentions
-from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.resources import corpus_resources, lexicon_words
 from pytest_mteval.metrics.spelling import by_length, similar_to_any_of
 from pytest_mteval.metrics.terminology import load_glossary

@@ -14,8 +14,8 @@ from typing import Final
 from pytest_mteval.corpus import Entry
 from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, Judge, MetricContext
 from pytest_mteval.metrics.definition import MetricDefinition, ShareOfAll
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.metrics.match import equivalent_match
-from pytest_mteval.metrics.record import EntryRecord
 
 __all__ = ["EQUIVALENT_MATCH", "FAMILY", "EquivalentMatch", "Judge", "build"]
 

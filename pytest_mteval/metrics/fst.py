@@ -24,7 +24,7 @@ from pytest_mteval.corpus import Entry
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, MetricContext
 from pytest_mteval.metrics.definition import MetricDefinition, RatioOfCounts
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.metrics.resources import corpus_resources
 from pytest_mteval.metrics.text import words
 

@@ -48,11 +48,11 @@ import regex
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, MetricContext
 from pytest_mteval.metrics.definition import FlaggedShare, MetricDefinition
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.metrics.invented_names import lower_case_vocabulary, name_checks_apply, new_names
 from pytest_mteval.metrics.numerals import cjk_numbers
 from pytest_mteval.metrics.outputs_of_other_entries import fits_other_reference, same_output
 from pytest_mteval.metrics.overlap import similarity
-from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.text import letters, nfc, numbers
 
 MAX_RATIO = 3.0

@@ -31,8 +31,8 @@ from typing import Final
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, MetricContext
 from pytest_mteval.metrics.definition import MetricDefinition, RatioOfCounts
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.metrics.fst import Analyzer, analyzer_for
-from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.text import nfc, words
 
 #: A gold word: its units, and whether they are analysis units (else surface morphemes).

@@ -23,9 +23,9 @@ import heapq
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.metrics.match import output_key
 from pytest_mteval.metrics.overlap import similarity
-from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.metrics.text import ALNUM_RUN, letters, nfc
 from pytest_mteval.metrics.writing_systems import system_of_char
 
@@ -87,7 +87,7 @@ def fits_other_reference(records: Sequence[EntryRecord]) -> dict[str, str]:
     rows = [r for r in records if r.get("predicted") and r.get("expected")]
     index: dict[str, list[int]] = defaultdict(list)
     for j, row in enumerate(rows):
-        for feature in _features(row["expected"]):
+        for feature in _features(str(row["expected"])):
             index[feature].append(j)
     found = {}
     for i, row in enumerate(rows):
@@ -105,7 +105,7 @@ def fits_other_reference(records: Sequence[EntryRecord]) -> dict[str, str]:
                 or output_key(other.get("source")) == own_source
             ):
                 continue
-            score = similarity(predicted, other["expected"])
+            score = similarity(predicted, str(other["expected"]))
             if score >= MIN_OTHER_SIMILARITY and score - _own_similarity(predicted, own) >= (
                 MIN_MARGIN
             ):

@@ -44,13 +44,13 @@ from pytest_mteval.errors import MtevalError
 from pytest_mteval.languages import canonical
 from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, MetricContext
 from pytest_mteval.metrics.definition import MeanOfScored, MetricDefinition
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.metrics.multilingual_embedder import (
     RUNTIME_VARIABLE,
     MultilingualEmbedder,
     blas_threads,
     packaged_model_file,
 )
-from pytest_mteval.metrics.record import EntryRecord
 
 
 @runtime_checkable

@@ -25,7 +25,7 @@ import regex
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, MetricContext
 from pytest_mteval.metrics.definition import MetricDefinition, RatioOfCounts
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.metrics.resources import ResourceError
 from pytest_mteval.metrics.text import WORD_CHAR, nfc
 from pytest_mteval.metrics.writing_systems import system_of_char

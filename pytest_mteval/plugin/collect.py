@@ -15,7 +15,7 @@ import pytest
 
 from pytest_mteval.cards.regressions import InspectionCard, entry_verdict
 from pytest_mteval.corpus import Entry
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.plugin.batch_failure import entry_failure
 from pytest_mteval.plugin.failure_text import failure_report
 from pytest_mteval.run.redaction import WITHHELD_ERROR, redact_row

@@ -14,6 +14,7 @@ from pytest_mteval.cards.exposure import exposure_flags
 from pytest_mteval.cards.gate import GateVerdict, evaluate_gate
 from pytest_mteval.cards.runcard import (
     RunCardError,
+    built,
     check_before_sealing,
     not_json,
     seal,
@@ -23,7 +24,7 @@ from pytest_mteval.cards.signing import sign
 from pytest_mteval.methods.audit import audit_flags
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import MethodResult
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.review.sealed_sample import seal_review_sample
 from pytest_mteval.run.cache import cache_totals
 from pytest_mteval.run.entry_ledger import incompleteness
@@ -76,7 +77,7 @@ def finish_run(
     incomplete = incompleteness(missing or {})
     card["complete"] = incomplete is None
     card["incomplete_reason"] = incomplete
-    verdict = evaluate_gate(state.baseline, card, state.settings.gate, records)
+    verdict = evaluate_gate(state.baseline, built(card), state.settings.gate, records)
     if incomplete is not None:
         verdict.passed = False
         verdict.notes.append(f"the gate does not pass an incomplete run: {incomplete}")

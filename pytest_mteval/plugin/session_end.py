@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_mteval.cards.baseline import BaselineUpdate
+from pytest_mteval.cards.runcard import built
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.history.finished_session import compare_lines, record_and_prune
 from pytest_mteval.methods.manifest import MethodCard
@@ -130,7 +131,7 @@ def _history(run: Evaluation) -> None:
     assert run.finished is not None
     runs_dir = run.config.rootpath / ".mteval" / "runs"
     settings = run.state.settings
-    card = run.finished.card
+    card = built(run.finished.card)  # the sealed card, as the model its readers take
     if settings.compare:
         records = sorted(run.state.records.values(), key=lambda r: int(r["index"]))
         base = run.config.invocation_params.dir

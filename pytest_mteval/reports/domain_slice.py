@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from pytest_mteval.metrics.record import as_records
+from pytest_mteval.metrics.entry_record import as_records
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
-from pytest_mteval.scoring.comparable_run import card_profile, entry_statistic
+from pytest_mteval.scoring.comparable_run import entry_statistic, recorded_profile
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,8 @@ def _interval(card: Mapping[str, Any], domain: str) -> tuple[float | None, float
     ]
     if not rows or any(not r.get("expected") for r in rows):
         return None, None  # text withheld: chrF++ cannot be recomputed per entry
-    profile = card_profile(card)
+    written = scores.get("scoring_profile") or (card.get("scoring") or {}).get("profile")
+    profile = recorded_profile(written, scores.get("fst_acceptance_rate") is not None)
     hallucinated = frozenset(
         str(i) for i in (card.get("hallucination") or {}).get("hallucination_entries") or ()
     )

@@ -15,7 +15,7 @@ from markupsafe import Markup
 from pytest_mteval.cards.char_diff import char_spans
 from pytest_mteval.cards.regressions import regression_reasons
 from pytest_mteval.metrics import catalog
-from pytest_mteval.metrics.record import EntryRecord, as_records
+from pytest_mteval.metrics.entry_record import EntryRecord, as_records
 from pytest_mteval.reports import plots
 from pytest_mteval.reports.gate_summary import gate_summary
 from pytest_mteval.reports.page import number, render, svg

@@ -32,7 +32,7 @@ from pytest_mteval.corpus import Entry
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.json_files import parse_json
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.run.batch_translation import method_view
 from pytest_mteval.run.result_model import ResultProblem, truncation_note, validate_result
 

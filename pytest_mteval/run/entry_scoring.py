@@ -14,7 +14,7 @@ from typing import Any, cast
 from pytest_mteval.corpus import Entry
 from pytest_mteval.methods.protocol import MethodResult
 from pytest_mteval.metrics.base import Metric
-from pytest_mteval.metrics.record import EntryRecord, new_record
+from pytest_mteval.metrics.entry_record import EntryRecord, new_record
 
 #: Result fields copied onto the record as they came from the method.
 _PASSTHROUGH = (

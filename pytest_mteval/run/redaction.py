@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Final, cast
 
 from pytest_mteval.corpus import Corpus
-from pytest_mteval.metrics.record import EntryRecord, as_records
+from pytest_mteval.metrics.entry_record import EntryRecord, as_records
 from pytest_mteval.run.secret_corpus import MAGIC
 from pytest_mteval.scoring.comparable_run import row_stats
 

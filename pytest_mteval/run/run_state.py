@@ -20,7 +20,7 @@ from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.methods.loader import MethodSource
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 from pytest_mteval.metrics.base import Metric
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.run.batch_translation import MethodRunner
 from pytest_mteval.run.batches import BatchTranslator
 from pytest_mteval.run.entry_scoring import build_record, score_batches

@@ -15,7 +15,7 @@ from typing import Any
 
 from pytest_mteval.metrics.catalog import BLEU, CHRF_PLUS_PLUS, EXACT_MATCH, TER
 from pytest_mteval.metrics.definition import MetricDefinition
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 
 
 def quantile(values: Sequence[float], q: float) -> float | None:

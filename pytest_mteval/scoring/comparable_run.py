@@ -21,10 +21,9 @@ from typing import Any, Final
 from pytest_mteval.metrics import catalog, sacre
 from pytest_mteval.metrics.bounds import bounded
 from pytest_mteval.metrics.definition import family_stats
-from pytest_mteval.metrics.record import (
+from pytest_mteval.metrics.entry_record import (
     EntryRecord,
     SegmentStats,
-    as_records,
     new_record,
 )
 from pytest_mteval.scoring import composite as scoring
@@ -54,6 +53,9 @@ class Comparable:
     hallucinated: frozenset[str] = frozenset()
     reported_only: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: A run of part of the corpus, or one stopped early (its card's ``coverage``): never a
+    #: baseline (``cards/baseline.py``).
+    partial: bool = False
     #: Run-level scores only, no entries (a foreign card): compared with a run of the same
     #: data at the run level, never paired per entry (``scoring/paired_comparison.py``).
     aggregate_only: bool = False
@@ -72,43 +74,11 @@ def is_harness_report(raw: Mapping[str, Any]) -> bool:
     return isinstance(raw.get("entries"), list) and isinstance(raw.get("overall"), dict)
 
 
-def from_card(
-    card: Mapping[str, Any], path: str, records: Sequence[Mapping[str, Any]] = ()
-) -> Comparable:
-    """Our run card (verified or freshly built) as a Comparable.
-
-    ``records``: the per-entry records a card was just built from. They are its rows, with
-    the sufficient statistics the workers computed (a card's rows do not carry them), so the
-    card's results are not read back and no statistic is recomputed.
-    """
-    scores: Mapping[str, Any] = card.get("scores") or {}
-    profile = card_profile(card)
-    metrics = {name: _number(scores.get(name)) for name in catalog.names()}
-    recorded = _number(scores.get("composite"))
-    rows = {str(r["entry_id"]): r for r in as_records(records or card.get("results") or [])}
-    return Comparable(
-        path=path,
-        origin="run card",
-        label=str(card.get("model_slug") or "?"),
-        dataset_sha256=(card.get("dataset") or {}).get("sha256"),
-        profile=profile,
-        metrics=metrics,
-        composite=recorded if recorded is not None else scoring.composite(metrics, profile),
-        rows=rows,
-        run_card_hash=card.get("run_card_hash") or None,
-        hallucinated=frozenset(
-            str(i) for i in (card.get("hallucination") or {}).get("hallucination_entries") or ()
-        ),
-    )
-
-
-def card_profile(card: Mapping[str, Any]) -> str:
-    """The card's scoring profile as recorded, else A when it measured FST acceptance."""
-    scores: Mapping[str, Any] = card.get("scores") or {}
-    recorded = scores.get("scoring_profile") or (card.get("scoring") or {}).get("profile")
+def recorded_profile(recorded: object, fst_measured: bool) -> str:
+    """A card's scoring profile as recorded, else A when it measured FST acceptance."""
     if recorded in scoring.WEIGHTS:
         return str(recorded)
-    return scoring.profile_for(scores.get("fst_acceptance_rate") is not None)
+    return scoring.profile_for(fst_measured)
 
 
 def from_harness_report(report: Mapping[str, Any], path: str) -> Comparable:

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, TypedDict
 
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.metrics.match import exact_match, normalize, output_key
-from pytest_mteval.metrics.record import EntryRecord
 from pytest_mteval.scoring.composite import CANDIDATE_LABEL, TIERS, UNSCORED
 
 #: The best tier a flagged run may claim.

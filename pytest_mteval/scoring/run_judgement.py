@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any
 
 from pytest_mteval.metrics import catalog
-from pytest_mteval.metrics.record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
 from pytest_mteval.scoring.guards import cap_tier, run_flags

@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.card_model import RunCard, Scores, score
+from pytest_mteval.cards.comparable_card import from_card
 from pytest_mteval.cards.compare import compare_runs
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.json_files import read_json
 from pytest_mteval.reports.markdown import md_text
-from pytest_mteval.scoring.comparable_run import from_card
 from pytest_mteval.scoring.gate_options import GateOptions
 from pytest_mteval.scoring.paired_comparison import COMPOSITE
 
@@ -37,18 +38,18 @@ class MatrixError(MtevalError):
 class MatrixRow:
     label: str
     values: dict[str, Any]
-    card: dict[str, Any]
+    card: RunCard
     path: Path
     #: The label shared by the repeats of one configuration (a sweep's ``repeats = N``).
     configuration: str = ""
 
     @property
-    def scores(self) -> dict[str, Any]:
-        return dict(self.card.get("scores") or {})
+    def scores(self) -> Scores:
+        return self.card.scores
 
     @property
     def method_class(self) -> str | None:
-        manifest = (self.card.get("method") or {}).get("manifest") or {}
+        manifest = (self.card.method.manifest if self.card.method else None) or {}
         found = manifest.get("class")
         return None if found is None else str(found)
 
@@ -102,22 +103,20 @@ def _row(path: Path, label: str, values: dict[str, Any]) -> MatrixRow:
     return MatrixRow(label, values, _card(path), path)
 
 
-def _card(path: Path) -> dict[str, Any]:
+def _card(path: Path) -> RunCard:
     try:
-        card = runcard.load(path)
-        runcard.verify(card, path)
+        return runcard.read(path)
     except runcard.RunCardError as exc:
         raise MatrixError(str(exc)) from None
-    return card
 
 
-def _values_of(card: dict[str, Any]) -> dict[str, Any]:
+def _values_of(card: RunCard) -> dict[str, Any]:
     """Axis values of a bare card: what its configuration records."""
-    config = (card.get("method") or {}).get("run_config") or {}
+    config = card.method.run_config if card.method else {}
     values: dict[str, Any] = {
-        "method": (card.get("method") or {}).get("name"),
-        "model": card.get("model_slug"),
-        "temperature": card.get("temperature"),
+        "method": card.method.name if card.method else None,
+        "model": card.model_slug,
+        "temperature": card.temperature,
     }
     values.update(config.get("method_args") or {})
     return values
@@ -130,7 +129,7 @@ def axis_means(rows: Sequence[MatrixRow]) -> dict[str, dict[str, float]]:
     for axis in axes:
         groups: dict[str, list[float]] = {}
         for row in rows:
-            composite = row.scores.get("composite")
+            composite = row.scores.composite
             if composite is not None:
                 groups.setdefault(str(row.values.get(axis)), []).append(float(composite))
         if len(groups) > 1:
@@ -164,7 +163,7 @@ def repeat_lines(rows: Sequence[MatrixRow]) -> list[str]:
 
 
 def _scores(rows: Sequence[MatrixRow], name: str) -> list[float]:
-    return [float(r.scores[name]) for r in rows if r.scores.get(name) is not None]
+    return [float(found) for r in rows if (found := score(r.scores, name)) is not None]
 
 
 def _mean(values: Sequence[float], digits: int = 4) -> str:
@@ -185,7 +184,7 @@ def failed_everywhere(rows: Sequence[MatrixRow], floor: float = DEFAULT_FLOOR) -
     for row in rows:
         here = {
             str(r["entry_id"])
-            for r in row.card.get("results") or []
+            for r in row.card.results
             if r.get("error") is not None or float(r.get("chrf_score") or 0.0) < floor
         }
         failing = here if failing is None else failing & here
@@ -204,13 +203,11 @@ def method_vs_best_baseline(rows: Sequence[MatrixRow], method: str) -> list[str]
     baselines = [
         r
         for r in rows
-        if r is not chosen
-        and r.method_class in BASELINE_CLASSES
-        and r.scores.get("composite") is not None
+        if r is not chosen and r.method_class in BASELINE_CLASSES and r.scores.composite is not None
     ]
     if not baselines:
         return ["no naive baseline (method class raw-llm) among the other runs"]
-    best = max(baselines, key=lambda r: float(r.scores["composite"]))
+    best = max(baselines, key=lambda r: float(r.scores.composite or 0.0))
     comparison = compare_runs(
         from_card(best.card, str(best.path)),
         from_card(chosen.card, str(chosen.path)),
@@ -241,7 +238,7 @@ def matrix_markdown(
     head = ["run", *axes, "composite [95% CI]", "chrF++", "FST acc.", "exact", "$/entry"]
     head += ["latency p50", "tier"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for row in sorted(rows, key=lambda r: -float(r.scores.get("composite") or -1.0)):
+    for row in sorted(rows, key=lambda r: -float(r.scores.composite or -1.0)):
         lines.append("| " + " | ".join(_cells(row, axes)) + " |")
     means = axis_means(rows)
     if means:
@@ -265,21 +262,21 @@ def _varies(rows: Iterable[MatrixRow], axis: str) -> bool:
 
 def _cells(row: MatrixRow, axes: Sequence[str]) -> list[str]:
     s = row.scores
-    ci = (s.get("confidence_intervals") or {}).get("composite") or {}
-    composite = _num(s.get("composite"), 4)
-    if ci.get("lower") is not None:
-        composite += f" [{ci['lower']:.4f}, {ci['upper']:.4f}]"
-    per_entry = (row.card.get("totals") or {}).get("cost_per_entry_usd")
+    ci = (s.confidence_intervals or {}).get("composite")
+    composite = _num(s.composite, 4)
+    if ci is not None and ci.lower is not None:
+        composite += f" [{ci.lower:.4f}, {ci.upper:.4f}]"
+    per_entry = row.card.totals.cost_per_entry_usd
     return [
         md_text(row.label),
         *(md_text(str(row.values.get(axis, ""))) for axis in axes),
         composite,
-        _num(s.get("chrf_plus_plus"), 2),
-        _num(s.get("fst_acceptance_rate"), 3),
-        _num(s.get("exact_match_rate"), 3),
+        _num(s.chrf_plus_plus, 2),
+        _num(s.fst_acceptance_rate, 3),
+        _num(s.exact_match_rate, 3),
         "-" if per_entry is None else f"{per_entry:.5f}",
-        _num(s.get("median_latency_seconds"), 3),
-        md_text(str(s.get("quality_tier") or "-")),
+        _num(s.median_latency_seconds, 3),
+        md_text(str(s.quality_tier or "-")),
     ]
 
 

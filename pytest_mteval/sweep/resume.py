@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.card_model import RunCard
 from pytest_mteval.run.entry_ledger import never_ran
 
 
@@ -24,20 +24,19 @@ def reusable_card(folder: Path, fingerprint: str | None, entries: int | None) ->
         return None
     for path in sorted(folder.glob("*.json"), reverse=True):
         try:
-            card = runcard.load(path)
-            runcard.verify(card, path)
+            card = runcard.read(path)
         except runcard.RunCardError:
             continue
-        if card["fingerprint"] == fingerprint and is_complete(card, entries):
+        if card.fingerprint == fingerprint and is_complete(card, entries):
             return path
     return None
 
 
-def is_complete(card: dict[str, Any], entries: int) -> bool:
+def is_complete(card: RunCard, entries: int) -> bool:
     """Every entry of the selection has a row that the run itself produced."""
-    if card.get("complete") is False or card.get("partial") is True:
+    if card.complete is False or card.extra("partial") is True:
         return False
-    rows = card.get("results") or []
+    rows = card.results
     if len(rows) != entries:
         return False
     return not any(never_ran(row.get("error")) for row in rows)

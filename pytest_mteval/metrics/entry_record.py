@@ -1,4 +1,5 @@
-"""The entry record: one entry's translation and every per-entry score, and its one builder.
+"""The entry record: one entry's translation and every per-entry score, and its one builder;
+and the card's result row, which is a record without its internal keys.
 
 A record is made where the translation happened (an xdist worker, perhaps), crosses to the
 controller as a JSON string and is read back with ``json.loads``; a run has 10k-100k of them.
@@ -12,7 +13,10 @@ result rows are records without the internal keys (``cards/build.py``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any, NotRequired, cast
+
+from pydantic import ConfigDict, with_config
+from typing_extensions import TypedDict
 
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.match import exact_match
@@ -21,38 +25,54 @@ from pytest_mteval.metrics.match import exact_match
 SegmentStats = dict[str, list[float]]
 
 
-class EntryRecord(TypedDict):
-    """One entry's record. The keys without ``NotRequired`` are always present."""
+@with_config(ConfigDict(extra="ignore"))  # kept, unchecked
+class ResultRow(TypedDict):
+    """spec §3.7, one per evaluated entry: an entry record (``metrics/entry_record.py``) without its
+    internal keys. A TypedDict, not a model: a card may have 100,000 rows, and validating
+    them as dicts costs a third of building a model per row."""
 
     entry_id: str
-    #: Position in the corpus and batch number: internal, not on the card's rows.
-    index: int
-    batch: int
     #: Always text on a record; a secret run's card rows carry None (run/redaction.py).
-    source: str
-    expected: str
-    variants: list[str]
-    raw_predicted: str | None
+    source: str | None
+    expected: str | None
+    raw_predicted: NotRequired[str | None]
     predicted: str | None
-    error: str | None
-    segment: str | None
-    difficulty: int | str | None
-    domain: str | None
-    provenance: str | None
-    latency_s: float | None
+    segment: NotRequired[str | None]
+    difficulty: NotRequired[int | str | None]
+    domain: NotRequired[str | None]
     exact_match: bool | None
     chrf_score: float | None
     bleu_score: float | None
-    ter_score: float | None
-    length_ratio: float | None
-    stats: SegmentStats | None
+    latency_s: NotRequired[float | None]
+    cost_usd: NotRequired[float | None]
+    tool_call_count: NotRequired[int]
+    error: str | None
     #: A plugin metric's name -> what its ``score_entry`` returned (any JSON object).
-    plugin_metrics: dict[str, Any]
+    plugin_metrics: NotRequired[dict[str, dict[str, Any]]]
+    fst_valid: NotRequired[bool | None]
+    equivalent_match: NotRequired[bool | None]
+    semantic_verdict: NotRequired[str | None]
+    code_switching_detected: NotRequired[bool | None]
+    hallucination_detected: NotRequired[bool | None]
+    # Beyond the spec, written by this harness (absent from older cards).
+    variants: NotRequired[list[str]]
+    provenance: NotRequired[str | None]
+    ter_score: NotRequired[float | None]
+    length_ratio: NotRequired[float | None]
+
+
+class EntryRecord(ResultRow):
+    """One entry's record: a card's row (its keys without ``NotRequired`` are on the rows of
+    every card, older ones' included) and the keys a row does not carry. ``new_record`` sets
+    every key of a row, whether the row's type requires it or not."""
+
+    #: Position in the corpus and batch number: internal, not on the card's rows.
+    index: int
+    batch: int
+    stats: SegmentStats | None
     # What the method reported, copied as it came (methods/protocol.py MethodResult).
     usage: NotRequired[dict[str, int]]
-    cost_usd: NotRequired[float | None]
     tool_calls: NotRequired[list[dict[str, Any]]]
-    tool_call_count: NotRequired[int]
     metadata: NotRequired[dict[str, Any]]
     cached: NotRequired[bool]
     cache_rejected: NotRequired[bool]
@@ -63,24 +83,19 @@ class EntryRecord(TypedDict):
     #: The prediction was cut for scoring: kept and original lengths (run/result_model.py).
     truncated_for_scoring: NotRequired[dict[str, int]]
     # Per-metric fields (metrics/*.py ``score_entry``).
-    fst_valid: NotRequired[bool | None]
     fst_words: NotRequired[int]
     fst_accepted_words: NotRequired[int]
     fst_rejected_words: NotRequired[list[str] | None]
     morphological_accuracy: NotRequired[float | None]
     morphology_units: NotRequired[int]
     morphology_reproduced: NotRequired[int]
-    equivalent_match: NotRequired[bool | None]
     equivalent_judged: NotRequired[bool]
-    semantic_verdict: NotRequired[str | None]
     orthography_letters: NotRequired[int]
     orthography_valid_letters: NotRequired[int]
     orthographic_accuracy: NotRequired[float | None]
     orthography_foreign_letters: NotRequired[list[str]]
-    code_switching_detected: NotRequired[bool | None]
     leaked_tokens: NotRequired[list[str]]
     wrong_script_tokens: NotRequired[list[str]]
-    hallucination_detected: NotRequired[bool | None]
     hallucination_reasons: NotRequired[list[str]]
     terminology_required: NotRequired[int]
     terminology_present: NotRequired[int]
