@@ -115,3 +115,30 @@ def test_target_analyzer_exempts_its_words() -> None:
     assert metric.score_entry(entry, "house")["leaked_tokens"] == ["house"]
     dog = next(e for e in load_corpus(VOCAB).entries if e.source == "dog")
     assert metric.score_entry(dog, "dog")["leaked_tokens"] == ["dog"]  # short, but rejected
+
+
+def test_a_word_judged_by_one_entrys_reference_is_judged_again_in_the_next() -> None:
+    """Without word data the reference explains a source word; what a word's first entry
+    said must not be remembered for the next (the metric keeps entry-free facts per word)."""
+    pairs = [("the big mountain", "gomo guru mountainz"), ("the mountain is far", "ruri kure")]
+    metric = code_switching.build(MetricContext(corpus=corpus(pairs)))
+    assert metric.word_data is None
+    first, second = corpus(pairs).entries
+    assert metric.score_entry(first, "gomo mountain")["leaked_tokens"] == []  # spelt alike
+    assert metric.score_entry(second, "mountain ruri kure")["leaked_tokens"] == ["mountain"]
+    assert metric.score_entry(first, "mountain guru")["leaked_tokens"] == []
+
+
+def test_verdicts_do_not_depend_on_what_the_metric_judged_before() -> None:
+    """Every entry of a real corpus with word data (eng->fra), judged after all the others,
+    gets the verdict a fresh metric gives it."""
+    flores = load_corpus(REPO / "corpora" / "eng-fra-flores-devtest.json")
+    entries = flores.entries[:120]
+    used = code_switching.build(MetricContext(corpus=flores))
+    assert used.word_data is not None
+    outputs = [(e, text) for e in entries for text in (e.source, e.reference)]
+    for entry, text in outputs:
+        used.score_entry(entry, text)
+    for entry, text in reversed(outputs):
+        fresh = code_switching.build(MetricContext(corpus=flores))
+        assert used.score_entry(entry, text) == fresh.score_entry(entry, text)

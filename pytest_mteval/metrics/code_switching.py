@@ -52,14 +52,14 @@ from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.metrics.fst import analyzer_for
 from pytest_mteval.metrics.invented_names import capitalized_inside_sentences, plain
 from pytest_mteval.metrics.quoted_mentions import kept_mentions
-from pytest_mteval.metrics.resources import corpus_resources, lexicon_words
 from pytest_mteval.metrics.spelling import by_length, similar_to_any_of
-from pytest_mteval.metrics.terminology import load_glossary
+from pytest_mteval.metrics.target_lexicon import MIN_LETTERS, in_lexicon, target_lexicon
 from pytest_mteval.metrics.text import folded_words, words
 from pytest_mteval.metrics.word_data import WordData, acronym_parts, word_data
 from pytest_mteval.metrics.writing_systems import dominant_system, system_of_word
 
-MIN_LETTERS = 4
+#: Distinct words whose entry-independent facts one run keeps (a few MB at most).
+_MAX_MEMO = 1 << 18
 
 
 def source_names(sources: Iterable[str]) -> frozenset[str]:
@@ -103,6 +103,7 @@ class CodeSwitching:
         self.target_vocabulary = target_vocabulary
         self.names = names
         self.is_target_word = is_target_word
+        self._facts: dict[str, tuple[bool, bool, bool | None]] = {}
 
     def leaked(self, predicted_words: list[str], entry: Entry, predicted: str = "") -> list[str]:
         source = folded_words(entry.source) | {
@@ -110,17 +111,35 @@ class CodeSwitching:
         }
         source -= kept_mentions(entry.source, predicted)  # kept as cited, not untranslated
         names = self.names | {w.casefold() for w in capitalized_inside_sentences(entry.source)}
-        found = [
-            word
-            for word in [*predicted_words, *acronym_parts(predicted_words)]
-            if word.casefold() in source
-            and not in_lexicon(plain(word), self.lexicon)
-            and (
-                self.untranslated_acronym(word)
-                or (word.casefold() not in names and not self.target_accepts(word, entry))
-            )
-        ]
+        found = []
+        for word in [*predicted_words, *acronym_parts(predicted_words)]:
+            folded = word.casefold()
+            if folded not in source:
+                continue
+            lexical, acronym, accepted = self._word_facts(word)
+            if lexical:
+                continue
+            if acronym or (
+                folded not in names
+                and not (self.target_accepts(word, entry) if accepted is None else accepted)
+            ):
+                found.append(word)
         return list(dict.fromkeys(found))
+
+    def _word_facts(self, word: str) -> tuple[bool, bool, bool | None]:
+        """What ``leaked`` asks of a word that no entry changes, memoized (a corpus repeats its
+        words): in the lexicon, an untranslated acronym, and whether the target accepts it
+        (None without word data, where the entry's reference is asked)."""
+        facts = self._facts.get(word)
+        if facts is None:
+            facts = (
+                in_lexicon(plain(word), self.lexicon),
+                self.untranslated_acronym(word),
+                None if self.word_data is None else self.target_accepts(word, None),
+            )
+            if len(self._facts) < _MAX_MEMO:
+                self._facts[word] = facts
+        return facts
 
     def untranslated_acronym(self, word: str) -> bool:
         """An acronym of the source that neither the target's data nor the corpus's
@@ -131,9 +150,10 @@ class CodeSwitching:
             and self.word_data.unknown_acronym(word)
         )
 
-    def target_accepts(self, word: str, entry: Entry) -> bool:
-        """Whether the target language's data (or, without it, the corpus) explains ``word``;
-        a word the corpus's human translators used is the target's in either case."""
+    def target_accepts(self, word: str, entry: Entry | None) -> bool:
+        """Whether the target language's data (or, without it, the corpus and ``entry``'s
+        reference) explains ``word``; a word the corpus's human translators used is the
+        target's in either case."""
         if word.casefold() in self.target_vocabulary:
             return True
         if self.word_data is not None:
@@ -142,6 +162,8 @@ class CodeSwitching:
                 or self.word_data.target_knows(word)
                 or self.word_data.foreign_to_source(word)
             )
+        if entry is None:
+            raise ValueError("without word data, a word is judged against an entry")
         return (
             word.casefold() in folded_words(entry.reference)
             or (
@@ -201,41 +223,6 @@ class CodeSwitching:
             "code_switching_entries": flagged,
             "target_script": self.target_system,
         }
-
-
-#: Letters an inflected form may add to a lexicon word of at least LONG_STEM letters
-#: ("Experimente"); shorter stems take one letter ("Songs"), since a short stem plus a
-#: longer ending is too often another language's word ("real" + "ly").
-MAX_ENDING = 3
-LONG_STEM = 6
-
-
-def in_lexicon(word: str, lexicon: frozenset[str]) -> bool:
-    """Whether ``word`` (plain) is a lexicon word, or one plus a short ending."""
-    if not lexicon:
-        return False
-    if word in lexicon:
-        return True
-    for size in range(len(word) - 1, MIN_LETTERS - 1, -1):
-        ending = len(word) - size
-        if ending > (MAX_ENDING if size >= LONG_STEM else 1):
-            break
-        if word[:size] in lexicon:
-            return True
-    return False
-
-
-def target_lexicon(context: MetricContext) -> frozenset[str]:
-    """Words the run knows the target language accepts beyond its references: the
-    resources' lexicon and the glossary's target terms, plain (case-folded, no accents)."""
-    found: set[str] = set()
-    resources = corpus_resources(context.corpus)
-    if resources is not None and resources.lexicon is not None:
-        found |= {plain(w) for w in lexicon_words(resources.lexicon)}
-    if context.corpus.dataset.glossary is not None:
-        for targets in load_glossary(context.corpus).values():
-            found |= {plain(w) for term in targets for w in words(term)}
-    return frozenset(found)
 
 
 def corpus_vocabulary(corpus: Corpus) -> frozenset[str]:
