@@ -123,6 +123,24 @@ def test_a_card_becomes_a_comparable_with_its_numbers_rows_and_findings():
     assert run.reported_only == {}
 
 
+_RAN_HALF = {"entries_run": 1, "entries_in_corpus": 2}
+
+
+@pytest.mark.parametrize(
+    ("changes", "partial"),
+    [
+        ({}, False),
+        ({"complete": True, "coverage": {"complete": True, **_RAN_HALF}}, False),
+        ({"complete": False}, True),  # stopped early (-x, Ctrl-C)
+        ({"coverage": {"complete": False, **_RAN_HALF}}, True),  # -k, --lf, filters
+        ({"complete": True, "coverage": {"complete": False, **_RAN_HALF}}, True),
+    ],
+)
+def test_a_card_of_part_of_the_corpus_is_a_partial_comparable(changes, partial):
+    """A partial run must not become a baseline (``load_baseline`` refuses it by this flag)."""
+    assert from_card(_card(**changes), "run.json").partial is partial
+
+
 def test_a_card_without_composite_label_hash_or_findings_gets_them_computed_or_empty():
     scores = {"exact_match_rate": 0.5, "chrf_plus_plus": 60.0}
     card = _card(model_slug="", run_card_hash="", hallucination=None, scores=scores)

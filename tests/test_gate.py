@@ -275,6 +275,8 @@ def test_metric_gates_parse(text, expected):
         ("chrf_plus_plus:lots", "METRIC:MAX_DROP"),
         (":1", "METRIC:MAX_DROP"),
         ("chrf:1", "unknown metric 'chrf'"),
+        # the drop follows the last colon: the rest is the metric, named in the refusal
+        ("chrf_plus_plus:1:2", "unknown metric 'chrf_plus_plus:1' in a gate; known: "),
         ("bleu:-1", ">= 0"),
         ("bleu:inf", ">= 0"),
     ],
