@@ -52,9 +52,10 @@ def _only_words_of(
     not use, the last perhaps a word of the source cut short (then dropped); else None."""
     reference = folded_words(entry.reference)
     folded = [w.casefold() for w in predicted_words]
-    if folded and folded[-1] not in known and folded[-1] not in reference:
-        if any(w.startswith(folded[-1]) for w in folded_words(entry.source)):
-            folded.pop()  # cut inside a word of the source
+    last = folded[-1] if folded else ""
+    cut = last not in known and last not in reference
+    if last and cut and any(w.startswith(last) for w in folded_words(entry.source)):
+        folded.pop()  # cut inside a word of the source
     if any(w in reference or w not in known for w in folded):
         return None
     return folded
