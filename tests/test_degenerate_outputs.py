@@ -78,40 +78,26 @@ DEGENERATE: dict[str, Callable[[Entry, Sequence[Entry], float, int], str]] = {
 }
 
 
-@hypothesis.settings(max_examples=60, deadline=None, derandomize=True)
-@hypothesis.given(
-    name=st.sampled_from(CORPORA),
-    kind=st.sampled_from(sorted(DEGENERATE)),
-    picks=st.lists(st.integers(min_value=0, max_value=10**6), min_size=8, max_size=40),
-    share=st.floats(min_value=0.1, max_value=0.9),
-    count=st.integers(min_value=2, max_value=4),
-)
-def test_no_degenerate_output_beats_the_identity_floor(name, kind, picks, share, count):
+@pytest.mark.parametrize("name", CORPORA)
+@hypothesis.settings(max_examples=8, deadline=None, derandomize=True)
+@hypothesis.given(data=st.data(), share=st.floats(0.05, 0.95), count=st.integers(2, 4))
+def test_no_degenerate_output_beats_the_identity_floor(name, data, share, count):
+    """Every kind, for the same entries, on every shipped corpus."""
     corpus, metrics = prepared(name)
-    entries = list(
-        {p % len(corpus.entries): corpus.entries[p % len(corpus.entries)] for p in picks}.values()
+    picks = data.draw(
+        st.lists(st.integers(0, len(corpus.entries) - 1), min_size=5, max_size=20, unique=True)
     )
-    hypothesis.assume(len(entries) >= 5)
-    # Known failure, pinned below: a one-word source cut short can share a letter with its
-    # one-word reference, and chrF++ (sacrebleu's, not ours to change) then scores it above
-    # the whole copy.
-    hypothesis.assume(not (name == VOCABULARY and kind.startswith("truncated")))
+    entries = [corpus.entries[p] for p in picks]
     floor = composite(metrics, entries, [e.source for e in entries])
-    make = DEGENERATE[kind]
-    outputs = [make(e, entries, share, count) for e in entries]
-    assert composite(metrics, entries, outputs) <= floor + 1e-12, (name, kind)
+    for kind, make in DEGENERATE.items():
+        outputs = [make(e, entries, share, count) for e in entries]
+        assert composite(metrics, entries, outputs) <= floor + 1e-12, (name, kind)
 
 
-VOCABULARY = "eng-crk-morphodict-vocab"
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (issue 22): chrF++ rewards a cut one-word copy ('a' of 'and' against 'êkwa') "
-    "above the whole copy, and no other ingredient tells them apart",
-)
 def test_a_cut_one_word_copy_does_not_beat_the_identity_floor():
-    corpus, metrics = prepared(VOCABULARY)
+    # chrF++ rewards the cut ('a' of 'and' against 'êkwa': 14.7 against 6.6), and
+    # code-switching already flags both; hallucination tells them apart (a mangled copy).
+    corpus, metrics = prepared("eng-crk-morphodict-vocab")
     wanted = ("about", "all", "also", "and", "back")
     entries = [next(e for e in corpus.entries if e.source == s) for s in wanted]
     floor = composite(metrics, entries, [e.source for e in entries])

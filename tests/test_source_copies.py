@@ -48,10 +48,22 @@ def test_a_word_the_reference_uses_is_text_of_its_own_even_cut_from_a_source_wor
     assert mangled_copy(["Мен"], bare)
 
 
-def test_a_name_the_reference_keeps_is_text_of_its_own():
+def test_a_name_the_reference_keeps_is_text_of_its_own_unless_the_copy_repeats():
     entry = Entry(id="1", source="Tom sleeps.", reference="Tom anorara.")
     assert not mangled_copy(["Tom"], entry)
     assert mangled_copy(["sleeps"], entry)
+    assert mangled_copy(words("Tom sleeps. Tom sleeps."), entry)
+    assert mangled_copy(words("TOM TOM TOM"), entry)
+    assert not mangled_copy(words("Tom sleeps Tom"), entry)  # no repetition back to back
+    assert not mangled_copy(words("Tom anorara. Tom anorara."), entry)  # translated twice
+
+
+def test_a_repetition_is_no_copy_where_the_reference_repeats_or_the_source_does():
+    assert not mangled_copy(words("No, no."), Entry(id="1", source="No.", reference="No, no."))
+    assert mangled_copy(words("No, no."), Entry(id="1", source="No.", reference="Non."))
+    echo = Entry(id="1", source="Go, go!", reference="Famba!")
+    assert not mangled_copy(words("Go, go!"), echo)  # the whole source
+    assert mangled_copy(words("Go go go go"), echo)
 
 
 def test_a_word_of_another_source_is_left_to_the_checks_across_entries():

@@ -5,14 +5,19 @@ sources that the reference does not use, the last one perhaps cut short: a copie
 upper-cased source, its first word, another entry's source. MQM calls that a non-translation,
 and code-switching counts it as untranslated as a whole.
 
-Such an output that is not even its whole source (case aside) is a *mangled copy*: cut short,
-its first word, repeated, another entry's. MQM adds an omission or an addition to the
-non-translation, and hallucination counts it. Without this, a copy cut or repeated scored above
-the whole copy (the identity floor) wherever chrF++ rewards it: a cut word that shares a letter
-with a one-word reference ('a' of 'and' against 'êkwa'), or a repeated source that matches more
-of a longer reference's characters, with every other ingredient already at its worst (issue 22).
+A *mangled copy* is a copy that is not even the whole source (case aside), so MQM adds an
+omission or an addition to the non-translation, and hallucination counts it:
 
-Neither fires on an output that uses a word of its reference, so neither fires on the human
+- a part of the source (cut short, its first word): only words of its own source that the
+  reference does not use, and not all of them in order;
+- a repeated copy: a stretch of the source's words said twice or more back to back, and
+  nothing else, where the reference does not repeat it (names the reference keeps included).
+
+Without it, a copy cut or repeated scored above the whole copy (the identity floor) wherever
+chrF++ rewards it, every other ingredient being at its worst already (issue 22): a cut word
+that shares a letter with a one-word reference ('a' of 'and' against 'êkwa'), a repeated
+source that matches more of a longer reference's characters (chrF++ weighs recall twice).
+An output that is its reference never counts, so neither check fires on the human
 translations of the shipped corpora replayed as outputs.
 """
 
@@ -35,14 +40,33 @@ def no_text_of_its_own(
 
 
 def mangled_copy(predicted_words: Sequence[str], entry: Entry) -> bool:
-    """Whether the output holds nothing but words of its own source that the reference does
-    not use (the last perhaps cut short), and not the whole source: a part of it, or a
-    repetition (words compared case-folded, in order). Another entry's source is left to the
-    checks across entries; a word of the corpus's other sources ("a", "men") is too often a
-    word of the target as well."""
+    """Whether the output is a part of its source or a repetition of it (words compared
+    case-folded, in order). Another entry's source is left to the checks across entries: a
+    word of the corpus's other sources ("a", "men") is too often a word of the target too."""
     whole = [w.casefold() for w in words(entry.source)]
     copied = _only_words_of(frozenset(whole), predicted_words, entry)
-    return bool(predicted_words) and copied is not None and copied != whole
+    if predicted_words and copied is not None and copied != whole:
+        return True
+    return repeated_copy([w.casefold() for w in predicted_words], whole, entry)
+
+
+def repeated_copy(folded: list[str], source: list[str], entry: Entry) -> bool:
+    """Whether ``folded`` (the output's words, case-folded) is a stretch of the ``source``'s
+    words said at least twice back to back, and the reference does not repeat it."""
+    if len(folded) < 2 or folded[0] not in source or folded == source:
+        return False
+    reference = [w.casefold() for w in words(entry.reference)]
+    for size in range(1, len(folded) // 2 + 1):
+        unit = folded[:size]
+        if len(folded) % size == 0 and unit * (len(folded) // size) == folded:
+            return _holds(source, unit) and not _holds(reference, unit * 2)
+    return False
+
+
+def _holds(sequence: list[str], part: list[str]) -> bool:
+    """Whether ``part`` occurs in ``sequence`` as a stretch."""
+    size = len(part)
+    return any(sequence[i : i + size] == part for i in range(len(sequence) - size + 1))
 
 
 def _only_words_of(
