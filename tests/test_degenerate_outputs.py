@@ -62,6 +62,12 @@ def cut(text: str, share: float) -> str:
     return text[: int(len(text) * share)]
 
 
+def first_words(text: str, share: float) -> str:
+    """The source cut between words: its first share of them, at least one."""
+    split = text.split()
+    return " ".join(split[: max(1, int(len(split) * share))])
+
+
 #: name -> (the output for one entry, given the entries of the run, its share and count)
 DEGENERATE: dict[str, Callable[[Entry, Sequence[Entry], float, int], str]] = {
     "empty": lambda e, run, share, n: "",
@@ -69,23 +75,26 @@ DEGENERATE: dict[str, Callable[[Entry, Sequence[Entry], float, int], str]] = {
     "upper-cased": lambda e, run, share, n: e.source.upper(),
     "truncated": lambda e, run, share, n: cut(e.source, share),
     "truncated upper-cased": lambda e, run, share, n: cut(e.source, share).upper(),
+    "first words": lambda e, run, share, n: first_words(e.source, share),
     "first word": lambda e, run, share, n: first_word(e.source),
     "first word upper-cased": lambda e, run, share, n: first_word(e.source).upper(),
     "repeated source": lambda e, run, share, n: " ".join([e.source] * n),
+    "repeated upper-cased": lambda e, run, share, n: " ".join([e.source.upper()] * n),
     "repeated first word": lambda e, run, share, n: " ".join([first_word(e.source)] * n),
     "one output for all": lambda e, run, share, n: run[0].source,
+    "one cut output for all": lambda e, run, share, n: cut(run[0].source, share),
     "one word for all": lambda e, run, share, n: first_word(run[0].source).upper(),
 }
 
 
 @pytest.mark.parametrize("name", CORPORA)
-@hypothesis.settings(max_examples=8, deadline=None, derandomize=True)
+@hypothesis.settings(max_examples=4, deadline=None, derandomize=True)
 @hypothesis.given(data=st.data(), share=st.floats(0.05, 0.95), count=st.integers(2, 4))
 def test_no_degenerate_output_beats_the_identity_floor(name, data, share, count):
     """Every kind, for the same entries, on every shipped corpus."""
     corpus, metrics = prepared(name)
     picks = data.draw(
-        st.lists(st.integers(0, len(corpus.entries) - 1), min_size=5, max_size=20, unique=True)
+        st.lists(st.integers(0, len(corpus.entries) - 1), min_size=5, max_size=12, unique=True)
     )
     entries = [corpus.entries[p] for p in picks]
     floor = composite(metrics, entries, [e.source for e in entries])

@@ -19,10 +19,10 @@ source and nothing explains it:
   shorter than 4 letters);
 - it is a mention (``quoted_mentions``): a short quotation of the source, quoted again.
 
-An output with *no text of its own* is untranslated as a whole (MQM: non-translation): no
-word, or only words of the corpus's sources that the reference does not use, the last one
-perhaps cut short (a copied, cut or upper-cased source, its first word, another entry's
-source; without this, a first-word method beat the identity floor, issue 22).
+An output with *no text of its own* (``source_copies``) is untranslated as a whole (MQM:
+non-translation): no word, or only words of the corpus's sources that the reference does not
+use, the last one perhaps cut short (a copied, cut or upper-cased source, its first word,
+another entry's source; without this, a first-word method beat the identity floor, issue 22).
 
 A predicted word is in the *wrong script* when its writing system is neither the target's
 (the dominant one of the corpus's references) nor one that this entry's reference uses, unless
