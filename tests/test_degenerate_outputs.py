@@ -82,7 +82,6 @@ DEGENERATE: dict[str, Callable[[Entry, Sequence[Entry], float, int], str]] = {
     "repeated upper-cased": lambda e, run, share, n: " ".join([e.source.upper()] * n),
     "repeated first word": lambda e, run, share, n: " ".join([first_word(e.source)] * n),
     "one output for all": lambda e, run, share, n: run[0].source,
-    "one cut output for all": lambda e, run, share, n: cut(run[0].source, share),
     "one word for all": lambda e, run, share, n: first_word(run[0].source).upper(),
 }
 
@@ -111,6 +110,19 @@ def test_a_cut_one_word_copy_does_not_beat_the_identity_floor():
     entries = [next(e for e in corpus.entries if e.source == s) for s in wanted]
     floor = composite(metrics, entries, [e.source for e in entries])
     assert composite(metrics, entries, [cut(e.source, 0.5) for e in entries]) <= floor
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: one cut copy for every entry ('She inv') is text of its own for the other "
+    "entries, whose sources have no word that 'inv' starts, so code-switching does not fire",
+)
+def test_one_cut_output_for_every_entry_does_not_beat_the_identity_floor():
+    corpus, metrics = prepared("eng-sme-tatoeba-dev")
+    entries = list(corpus.entries[:12])
+    floor = composite(metrics, entries, [e.source for e in entries])
+    outputs = [cut(entries[0].source, 0.5)] * len(entries)
+    assert composite(metrics, entries, outputs) <= floor
 
 
 def test_the_issues_first_word_upper_cased_method_falls_below_the_floor():
