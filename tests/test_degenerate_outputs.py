@@ -62,6 +62,12 @@ def cut(text: str, share: float) -> str:
     return text[: int(len(text) * share)]
 
 
+def first_words(text: str, share: float) -> str:
+    """The source cut between words: its first share of them, at least one."""
+    split = text.split()
+    return " ".join(split[: max(1, int(len(split) * share))])
+
+
 #: name -> (the output for one entry, given the entries of the run, its share and count)
 DEGENERATE: dict[str, Callable[[Entry, Sequence[Entry], float, int], str]] = {
     "empty": lambda e, run, share, n: "",
@@ -69,53 +75,54 @@ DEGENERATE: dict[str, Callable[[Entry, Sequence[Entry], float, int], str]] = {
     "upper-cased": lambda e, run, share, n: e.source.upper(),
     "truncated": lambda e, run, share, n: cut(e.source, share),
     "truncated upper-cased": lambda e, run, share, n: cut(e.source, share).upper(),
+    "first words": lambda e, run, share, n: first_words(e.source, share),
     "first word": lambda e, run, share, n: first_word(e.source),
     "first word upper-cased": lambda e, run, share, n: first_word(e.source).upper(),
     "repeated source": lambda e, run, share, n: " ".join([e.source] * n),
+    "repeated upper-cased": lambda e, run, share, n: " ".join([e.source.upper()] * n),
     "repeated first word": lambda e, run, share, n: " ".join([first_word(e.source)] * n),
     "one output for all": lambda e, run, share, n: run[0].source,
     "one word for all": lambda e, run, share, n: first_word(run[0].source).upper(),
 }
 
 
-@hypothesis.settings(max_examples=60, deadline=None, derandomize=True)
-@hypothesis.given(
-    name=st.sampled_from(CORPORA),
-    kind=st.sampled_from(sorted(DEGENERATE)),
-    picks=st.lists(st.integers(min_value=0, max_value=10**6), min_size=8, max_size=40),
-    share=st.floats(min_value=0.1, max_value=0.9),
-    count=st.integers(min_value=2, max_value=4),
-)
-def test_no_degenerate_output_beats_the_identity_floor(name, kind, picks, share, count):
+@pytest.mark.parametrize("name", CORPORA)
+@hypothesis.settings(max_examples=4, deadline=None, derandomize=True)
+@hypothesis.given(data=st.data(), share=st.floats(0.05, 0.95), count=st.integers(2, 4))
+def test_no_degenerate_output_beats_the_identity_floor(name, data, share, count):
+    """Every kind, for the same entries, on every shipped corpus."""
     corpus, metrics = prepared(name)
-    entries = list(
-        {p % len(corpus.entries): corpus.entries[p % len(corpus.entries)] for p in picks}.values()
+    picks = data.draw(
+        st.lists(st.integers(0, len(corpus.entries) - 1), min_size=5, max_size=12, unique=True)
     )
-    hypothesis.assume(len(entries) >= 5)
-    # Known failure, pinned below: a one-word source cut short can share a letter with its
-    # one-word reference, and chrF++ (sacrebleu's, not ours to change) then scores it above
-    # the whole copy.
-    hypothesis.assume(not (name == VOCABULARY and kind.startswith("truncated")))
+    entries = [corpus.entries[p] for p in picks]
     floor = composite(metrics, entries, [e.source for e in entries])
-    make = DEGENERATE[kind]
-    outputs = [make(e, entries, share, count) for e in entries]
-    assert composite(metrics, entries, outputs) <= floor + 1e-12, (name, kind)
+    for kind, make in DEGENERATE.items():
+        outputs = [make(e, entries, share, count) for e in entries]
+        assert composite(metrics, entries, outputs) <= floor + 1e-12, (name, kind)
 
 
-VOCABULARY = "eng-crk-morphodict-vocab"
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (issue 22): chrF++ rewards a cut one-word copy ('a' of 'and' against 'êkwa') "
-    "above the whole copy, and no other ingredient tells them apart",
-)
 def test_a_cut_one_word_copy_does_not_beat_the_identity_floor():
-    corpus, metrics = prepared(VOCABULARY)
+    # chrF++ rewards the cut ('a' of 'and' against 'êkwa': 14.7 against 6.6), and
+    # code-switching already flags both; hallucination tells them apart (a mangled copy).
+    corpus, metrics = prepared("eng-crk-morphodict-vocab")
     wanted = ("about", "all", "also", "and", "back")
     entries = [next(e for e in corpus.entries if e.source == s) for s in wanted]
     floor = composite(metrics, entries, [e.source for e in entries])
     assert composite(metrics, entries, [cut(e.source, 0.5) for e in entries]) <= floor
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: one cut copy for every entry ('She inv') is text of its own for the other "
+    "entries, whose sources have no word that 'inv' starts, so code-switching does not fire",
+)
+def test_one_cut_output_for_every_entry_does_not_beat_the_identity_floor():
+    corpus, metrics = prepared("eng-sme-tatoeba-dev")
+    entries = list(corpus.entries[:12])
+    floor = composite(metrics, entries, [e.source for e in entries])
+    outputs = [cut(entries[0].source, 0.5)] * len(entries)
+    assert composite(metrics, entries, outputs) <= floor
 
 
 def test_the_issues_first_word_upper_cased_method_falls_below_the_floor():

@@ -19,10 +19,10 @@ source and nothing explains it:
   shorter than 4 letters);
 - it is a mention (``quoted_mentions``): a short quotation of the source, quoted again.
 
-An output with *no text of its own* is untranslated as a whole (MQM: non-translation): no
-word, or only words of the corpus's sources that the reference does not use, the last one
-perhaps cut short (a copied, cut or upper-cased source, its first word, another entry's
-source; without this, a first-word method beat the identity floor, issue 22).
+An output with *no text of its own* (``source_copies``) is untranslated as a whole (MQM:
+non-translation): no word, or only words of the corpus's sources that the reference does not
+use, the last one perhaps cut short (a copied, cut or upper-cased source, its first word,
+another entry's source; without this, a first-word method beat the identity floor, issue 22).
 
 A predicted word is in the *wrong script* when its writing system is neither the target's
 (the dominant one of the corpus's references) nor one that this entry's reference uses, unless
@@ -52,6 +52,7 @@ from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.metrics.fst import analyzer_for
 from pytest_mteval.metrics.invented_names import capitalized_inside_sentences, plain
 from pytest_mteval.metrics.quoted_mentions import kept_mentions
+from pytest_mteval.metrics.source_copies import no_text_of_its_own
 from pytest_mteval.metrics.spelling import by_length, similar_to_any_of
 from pytest_mteval.metrics.target_lexicon import MIN_LETTERS, in_lexicon, target_lexicon
 from pytest_mteval.metrics.text import folded_words, words
@@ -189,20 +190,10 @@ class CodeSwitching:
         return list(dict.fromkeys(found))
 
     def no_target_text(self, predicted_words: list[str], entry: Entry) -> bool:
-        """Whether the output holds no text of its own: nothing, or only words of the corpus's
-        sources that the reference does not use, the last one perhaps cut short (a copied,
-        cut or upper-cased source, its first word, another entry's source). MQM calls that a
+        """Whether the output holds no text of its own (``source_copies``): MQM calls that a
         non-translation; it also keeps an output with nothing to judge from passing as free
         of source-language text."""
-        if not words(entry.source):
-            return False
-        reference = folded_words(entry.reference)
-        folded = [w.casefold() for w in predicted_words]
-        if folded and folded[-1] not in self.source_vocabulary:
-            source = folded_words(entry.source)
-            if any(w.startswith(folded[-1]) for w in source):
-                folded.pop()  # cut inside a word of the source
-        return not any(w in reference or w not in self.source_vocabulary for w in folded)
+        return no_text_of_its_own(predicted_words, entry, self.source_vocabulary)
 
     def score_entry(self, entry: Entry, predicted: str) -> JSONDict:
         predicted_words = words(predicted)

@@ -18,6 +18,9 @@ reference harness flagged 94 % of a strong model's Shona outputs, which makes a 
   false alarm: a larger number spelled out in both source and reference but written in
   digits in the output ("thirty" -> "30"); none occurs in the 947 real outputs measured.
 - ``new_name``: a name the source and the reference do not account for (see ``invented_names``).
+- ``mangled_copy``: only words of the source that the reference does not use, and not the
+  whole source: cut short, its first word, repeated (``source_copies``). A whole copy is
+  untranslated (code-switching), not hallucinated.
 
 Across entries, in ``aggregate`` (see ``outputs_of_other_entries``): one output for several
 different sources, and an output that is another entry's reference. ``hallucination_rate`` is
@@ -53,7 +56,8 @@ from pytest_mteval.metrics.invented_names import lower_case_vocabulary, name_che
 from pytest_mteval.metrics.numerals import cjk_numbers
 from pytest_mteval.metrics.outputs_of_other_entries import fits_other_reference, same_output
 from pytest_mteval.metrics.overlap import similarity
-from pytest_mteval.metrics.text import letters, nfc, numbers
+from pytest_mteval.metrics.source_copies import mangled_copy
+from pytest_mteval.metrics.text import letters, nfc, numbers, words
 
 MAX_RATIO = 3.0
 MIN_GAP = 15
@@ -151,6 +155,8 @@ class Hallucination:
         names = new_names(entry, predicted, self.lower_case_vocabulary) if self.check_names else []
         if names:
             found.append(f"new_name: {', '.join(names)}")
+        if mangled_copy(words(predicted), entry):
+            found.append("mangled_copy: only (part of) the source, not all of it")
         return found
 
     def score_entry(self, entry: Entry, predicted: str) -> JSONDict:
