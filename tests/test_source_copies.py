@@ -86,3 +86,26 @@ def test_hallucination_counts_a_mangled_copy_and_not_a_whole_one():
     assert reasons("and") == []
     assert reasons("AND") == []
     assert reasons("êkwa") == []
+
+
+#: The sources' words of a two-entry corpus: DOG's and "She invited him."
+SHE = Entry(id="2", source="She invited him.", reference="Akamukoka.")
+CORPUS_WORDS = frozenset({"the", "dog", "sleeps", "she", "invited", "him"})
+
+
+@pytest.mark.parametrize(
+    ("output", "expected"),
+    [
+        ("She inv", True),  # another entry's source cut inside "invited", after a word of it
+        ("She invited", True),  # another entry's source cut between words
+        ("The do", True),  # its own source cut
+        ("do", True),  # a fragment alone, of its own source's "dog"
+        ("inv", False),  # a fragment alone, of another source's word: not evidence
+        ("She Imbwa", False),  # a word of its own
+        ("Imbwa inorara.", False),  # the translation
+    ],
+)
+def test_no_text_of_its_own_takes_a_cut_word_of_any_source_only_after_copied_words(
+    output, expected
+):
+    assert no_text_of_its_own(words(output), DOG, CORPUS_WORDS) is expected

@@ -1,9 +1,9 @@
 """Outputs made only of the corpus's sources: what a method gives without translating.
 
 An output has *no text of its own* when it holds no word, or only words of the corpus's
-sources that the reference does not use, the last one perhaps cut short: a copied, cut or
-upper-cased source, its first word, another entry's source. MQM calls that a non-translation,
-and code-switching counts it as untranslated as a whole.
+sources that the reference does not use, the last one perhaps one of them cut short: a copied,
+cut or upper-cased source, its first word, another entry's source, cut or not. MQM calls that
+a non-translation, and code-switching counts it as untranslated as a whole.
 
 A *mangled copy* is a copy that is not even the whole source (case aside), so MQM adds an
 omission or an addition to the non-translation, and hallucination counts it:
@@ -23,7 +23,8 @@ translations of the shipped corpora replayed as outputs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from pytest_mteval.corpus import Entry
 from pytest_mteval.metrics.text import folded_words, words
@@ -36,7 +37,8 @@ def no_text_of_its_own(
     case-folded) that the reference does not use, the last one perhaps cut short."""
     if not words(entry.source):
         return False
-    return _only_words_of(source_vocabulary, predicted_words, entry) is not None
+    beginnings = _corpus_beginnings(source_vocabulary)
+    return _only_words_of(source_vocabulary, beginnings, predicted_words, entry) is not None
 
 
 def mangled_copy(predicted_words: Sequence[str], entry: Entry) -> bool:
@@ -44,7 +46,8 @@ def mangled_copy(predicted_words: Sequence[str], entry: Entry) -> bool:
     case-folded, in order). Another entry's source is left to the checks across entries: a
     word of the corpus's other sources ("a", "men") is too often a word of the target too."""
     whole = [w.casefold() for w in words(entry.source)]
-    copied = _only_words_of(frozenset(whole), predicted_words, entry)
+    own = frozenset(whole)
+    copied = _only_words_of(own, _beginnings(own), predicted_words, entry)
     if predicted_words and copied is not None and copied != whole:
         return True
     return repeated_copy([w.casefold() for w in predicted_words], whole, entry)
@@ -69,17 +72,35 @@ def _holds(sequence: list[str], part: list[str]) -> bool:
     return any(sequence[i : i + size] == part for i in range(len(sequence) - size + 1))
 
 
+def _beginnings(known: Iterable[str]) -> frozenset[str]:
+    """Every beginning of every ``known`` word, the word itself left out."""
+    return frozenset(word[:end] for word in known for end in range(1, len(word)))
+
+
+#: The beginnings of a corpus's source words, made once per corpus.
+_corpus_beginnings = lru_cache(maxsize=4)(_beginnings)
+
+
 def _only_words_of(
-    known: frozenset[str], predicted_words: Sequence[str], entry: Entry
+    known: frozenset[str], beginnings: frozenset[str], predicted_words: Sequence[str], entry: Entry
 ) -> list[str] | None:
     """The output's words, case-folded, if all are ``known`` words that the reference does
-    not use, the last perhaps a word of the source cut short (then dropped); else None."""
+    not use, the last perhaps a word cut short (then dropped): of the entry's own source, or,
+    after other such words, a known one (one of ``beginnings``); else None."""
     reference = folded_words(entry.reference)
     folded = [w.casefold() for w in predicted_words]
     last = folded[-1] if folded else ""
     cut = last not in known and last not in reference
-    if last and cut and any(w.startswith(last) for w in folded_words(entry.source)):
-        folded.pop()  # cut inside a word of the source
+    # a fragment alone is a cut only of its own source's word; after copied words, of any
+    if (
+        last
+        and cut
+        and (
+            last in _beginnings(folded_words(entry.source))
+            or (len(folded) > 1 and last in beginnings)
+        )
+    ):
+        folded.pop()  # cut inside a known word
     if any(w in reference or w not in known for w in folded):
         return None
     return folded
