@@ -130,7 +130,10 @@ class ReferenceQuality(BaseModel):
 
 def describe_reference_quality(raw: Any) -> str | None:
     """The line for a ``reference_quality`` object as a card stores it (None when absent or
-    not an object: a card from elsewhere may carry anything)."""
+    not an object: a card from elsewhere may carry anything); a card read as its model holds
+    the model itself."""
+    if isinstance(raw, ReferenceQuality):
+        raw = raw.model_dump()
     if not isinstance(raw, dict) or not isinstance(raw.get("reference"), str):
         return None
     text = str(raw["reference"])
