@@ -74,3 +74,21 @@ def test_a_foreign_cards_score_of_the_wrong_type_is_refused_never_converted(tmp_
     path.write_text(json.dumps(card), encoding="utf-8")
     with pytest.raises(runcard.RunCardError, match=r"peer\.json: foreign file: errors"):
         read_verified(path)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("entry_count", "x"), ("entry_count", [3]), ("entry_count", True), ("language_pair", 7)],
+)
+def test_a_forged_foreign_cards_dataset_field_is_refused_in_one_line(tmp_path, field, value):
+    """A foreign card's hash is a plain sha256 anyone can recompute: a forged dataset field must
+    be refused naming the file and the field, never shown or crash the reader."""
+    card = json.loads(PEER.read_text(encoding="utf-8"))
+    card["dataset"][field] = value
+    card["run_card_hash"] = runcard.card_hash(card)  # resealed: its own checks pass
+    path = tmp_path / "peer.json"
+    path.write_text(json.dumps(card), encoding="utf-8")
+    with pytest.raises(
+        runcard.RunCardError, match=rf"peer\.json: foreign card: .*dataset\.{field}"
+    ):
+        read_verified(path)

@@ -70,6 +70,15 @@ def verify_foreign_card(card: Mapping[str, Any], path: Path) -> None:
     for name in ("id", "version", "sha256"):
         if not isinstance(dataset.get(name), str):
             raise runcard.RunCardError(f"{path}: foreign card: field 'dataset.{name}' must be text")
+    if not isinstance(dataset.get("language_pair"), str | None):
+        raise runcard.RunCardError(
+            f"{path}: foreign card: field 'dataset.language_pair' must be text when given"
+        )
+    count = dataset.get("entry_count")
+    if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 0):
+        raise runcard.RunCardError(
+            f"{path}: foreign card: field 'dataset.entry_count' must be a whole number >= 0"
+        )
     if runcard.card_hash(card) != card["run_card_hash"]:
         raise runcard.RunCardError(f"{path}: run_card_hash does not match the content (edited?)")
     fingerprint: Mapping[str, Any] = card["fingerprint"]
