@@ -23,7 +23,7 @@ translations of the shipped corpora replayed as outputs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 
 from pytest_mteval.corpus import Entry
@@ -38,7 +38,7 @@ def no_text_of_its_own(
     if not words(entry.source):
         return False
     beginnings = _corpus_beginnings(source_vocabulary)
-    return _only_words_of(source_vocabulary, beginnings, predicted_words, entry) is not None
+    return _only_words_of(source_vocabulary, predicted_words, entry, beginnings) is not None
 
 
 def mangled_copy(predicted_words: Sequence[str], entry: Entry) -> bool:
@@ -46,8 +46,7 @@ def mangled_copy(predicted_words: Sequence[str], entry: Entry) -> bool:
     case-folded, in order). Another entry's source is left to the checks across entries: a
     word of the corpus's other sources ("a", "men") is too often a word of the target too."""
     whole = [w.casefold() for w in words(entry.source)]
-    own = frozenset(whole)
-    copied = _only_words_of(own, _beginnings(own), predicted_words, entry)
+    copied = _only_words_of(frozenset(whole), predicted_words, entry)
     if predicted_words and copied is not None and copied != whole:
         return True
     return repeated_copy([w.casefold() for w in predicted_words], whole, entry)
@@ -72,17 +71,18 @@ def _holds(sequence: list[str], part: list[str]) -> bool:
     return any(sequence[i : i + size] == part for i in range(len(sequence) - size + 1))
 
 
-def _beginnings(known: Iterable[str]) -> frozenset[str]:
-    """Every beginning of every ``known`` word, the word itself left out."""
+@lru_cache(maxsize=4)
+def _corpus_beginnings(known: frozenset[str]) -> frozenset[str]:
+    """Every beginning of every ``known`` word, the word itself left out: made once per
+    corpus, for its sources' words."""
     return frozenset(word[:end] for word in known for end in range(1, len(word)))
 
 
-#: The beginnings of a corpus's source words, made once per corpus.
-_corpus_beginnings = lru_cache(maxsize=4)(_beginnings)
-
-
 def _only_words_of(
-    known: frozenset[str], beginnings: frozenset[str], predicted_words: Sequence[str], entry: Entry
+    known: frozenset[str],
+    predicted_words: Sequence[str],
+    entry: Entry,
+    beginnings: frozenset[str] = frozenset(),
 ) -> list[str] | None:
     """The output's words, case-folded, if all are ``known`` words that the reference does
     not use, the last perhaps a word cut short (then dropped): of the entry's own source, or,
@@ -96,7 +96,7 @@ def _only_words_of(
         last
         and cut
         and (
-            last in _beginnings(folded_words(entry.source))
+            any(word.startswith(last) for word in folded_words(entry.source))
             or (len(folded) > 1 and last in beginnings)
         )
     ):
