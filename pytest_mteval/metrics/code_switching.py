@@ -235,7 +235,11 @@ def build(context: MetricContext) -> CodeSwitching:
         names=source_names(e.source for e in corpus.entries),
         is_target_word=analyzer.accepts if analyzer is not None else None,
         lexicon=target_lexicon(context),
-        word_data=word_data(corpus.dataset.source_language, corpus.dataset.target_language),
+        word_data=word_data(
+            corpus.dataset.source_language,
+            corpus.dataset.target_language,
+            (e.source for e in corpus.entries),
+        ),
         source_vocabulary=frozenset().union(*(folded_words(e.source) for e in corpus.entries)),
     )
 

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from pytest_mteval.languages import canonical
+from pytest_mteval.metrics.word_frequencies import ZipfTable
 
 MARGIN = 1.0
 KNOWN_ZIPF = 3.0
@@ -72,14 +73,21 @@ def is_acronym(word: str) -> bool:
     return len(letters) >= 2 and all(c.isupper() for c in letters)
 
 
-def word_data(source_language: str, target_language: str) -> WordData | None:
-    """The pair's word data, or None when wordfreq has no list for the target."""
+def word_data(
+    source_language: str, target_language: str, texts: Iterable[str] = ()
+) -> WordData | None:
+    """The pair's word data, or None when wordfreq has no list for the target. ``texts`` are
+    those whose words will be asked about (the corpus's sources): their frequencies are read
+    once (``word_frequencies``); any other word is still answered, by wordfreq itself."""
     covered = _covered()
     target = canonical(target_language)
     if target not in covered:
         return None
     source = canonical(source_language)
-    return WordData(_zipf, source if source in covered else None, target)
+    known = source if source in covered else None
+    texts = list(dict.fromkeys(texts))
+    tables = {language: ZipfTable(language, texts) for language in {target, known} if language}
+    return WordData(lambda word, language: tables[language].zipf(word), known, target)
 
 
 @lru_cache(maxsize=1)
@@ -87,13 +95,6 @@ def _covered() -> frozenset[str]:
     import wordfreq
 
     return frozenset(wordfreq.available_languages()) - _NEEDS_SEGMENTER
-
-
-@lru_cache(maxsize=1 << 18)
-def _zipf(word: str, language: str) -> float:
-    import wordfreq
-
-    return float(wordfreq.zipf_frequency(word, language))
 
 
 _HYPHEN = re.compile(r"[-\u2010\u2011]")
