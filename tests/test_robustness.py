@@ -136,6 +136,21 @@ def test_batches_started_ahead_are_kept_when_the_run_stops_early(pytester, small
     assert card_of(pytester, "again.json")["cache"]["cache_hits"] == 6
 
 
+def test_the_next_batch_translates_while_one_is_scored(pytester, small_corpus):
+    """With room for one batch in flight (concurrency 3, batches of 3), the second batch is
+    requested as soon as the first one's translations arrive: -x after the first item finds
+    it started, and it is kept."""
+    probe = write_probe(pytester.path)
+    one = ("--mteval-method-arg=mode=slow", "--mteval-concurrency=3")
+    stopped = run(pytester, small_corpus, probe, *one, "--mteval-entry-min-chrf=99", "-x")
+    stopped.assert_outcomes(failed=1)
+    assert len(calls(probe)) == 2
+    again = run(pytester, small_corpus, probe, *one, card="again.json")
+    again.assert_outcomes(passed=6)
+    assert len(calls(probe)) == 2
+    assert card_of(pytester, "again.json")["cache"]["cache_hits"] == 6
+
+
 def test_ini_paths_are_relative_to_the_ini_file(pytester, small_corpus):
     (pytester.path / "corpora").mkdir()
     (pytester.path / "corpora" / "c.json").write_bytes(small_corpus.read_bytes())

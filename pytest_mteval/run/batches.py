@@ -3,9 +3,12 @@
 pytest runs items one after another, and a batch is needed when its first item runs. With a
 batch size below the concurrency, translating one batch at a time would leave most of the
 allowed requests idle, so when a batch is needed the next ones in the run's order are started
-too, up to ``concurrency // batch_size`` batches in flight. The order is known only in a serial
-run (the selected items); an xdist worker learns its work one batch at a time, so it translates
-one batch at a time and the workers provide the parallelism.
+too, up to ``concurrency // batch_size`` batches in flight. Where that allows one batch only,
+the next one starts as soon as a batch's translations arrive, before they are scored: the method
+(in its runner process, or waiting on its upstream) works while this process scores and pytest
+reports, and never more than one batch is in flight. The order is known only in a serial run
+(the selected items); an xdist worker learns its work one batch at a time, so it translates one
+batch at a time and the workers provide the parallelism.
 """
 
 from __future__ import annotations
@@ -69,6 +72,9 @@ class BatchTranslator:
         started = self._started.pop(batch)
         fresh, warnings = self._collect(started.pending)
         store(self.cache, self.fingerprint, started.pending.entries, fresh)
+        if not self._started:  # the next batch translates while this one is scored, reported
+            for following in self._following(batch):
+                self._start(following)
         return {**started.cached, **fresh}, warnings
 
     def drain(self, within_s: float | None = None) -> None:
@@ -99,6 +105,12 @@ class BatchTranslator:
             return []
         start = self._position[batch] + 1
         return self._order[start : start + depth]
+
+    def _following(self, batch: int) -> list[int]:
+        """The batch needed after ``batch``, if this process knows its order."""
+        if batch not in self._position:
+            return []
+        return self._order[self._position[batch] + 1 : self._position[batch] + 2]
 
     def _start(self, batch: int) -> None:
         if batch in self._started:
