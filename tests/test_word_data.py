@@ -3,6 +3,9 @@ frequencies written by hand, and on the shipped lists against wordfreq called di
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from pytest_mteval.corpus import Entry
@@ -100,3 +103,26 @@ def test_a_word_the_corpus_translators_used_is_the_targets_even_with_word_data()
         "Bigots",
     ]
     assert used.leaked(code_switching.words(output), entry(source, reference)) == ["really"]
+
+
+def test_the_covered_languages_are_wordfreqs_own():
+    wordfreq = pytest.importorskip("wordfreq")
+    from pytest_mteval.metrics.word_data import _NEEDS_SEGMENTER, _covered
+
+    assert _covered() == frozenset(wordfreq.available_languages()) - _NEEDS_SEGMENTER
+
+
+def test_word_data_reads_wordfreq_only_when_a_word_is_asked():
+    """A run whose outputs ask about no word (an output in the target's own script) does not
+    import wordfreq and langcodes; the first word asked does."""
+    pytest.importorskip("wordfreq")
+    code = (
+        "import sys\n"
+        "from pytest_mteval.metrics.word_data import word_data\n"
+        "data = word_data('en', 'fr', ['The song was really good.'])\n"
+        "print('wordfreq' in sys.modules)\n"
+        "data.target_knows('song')\n"
+        "print('wordfreq' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]

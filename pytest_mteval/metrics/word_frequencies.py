@@ -24,25 +24,32 @@ _MAX_MEMO = 1 << 18
 
 
 class ZipfTable:
-    """Zipf frequencies in one language, exact for any word, fast for words of ``texts``."""
+    """Zipf frequencies in one language, exact for any word, fast for words of ``texts``; the
+    list is read when the first word is asked (an output in the target's own script asks
+    about none)."""
 
     def __init__(self, language: str, texts: Iterable[str]) -> None:
+        self.language = language
+        self._texts: list[str] | None = list(texts)
+        self._asked: frozenset[str] = frozenset()
+        self._freqs: dict[str, float] = {}
+        self._memo: dict[str, float] = {}
+
+    def _read(self, texts: list[str]) -> None:
+        """The frequencies of the tokens of ``texts``: one pass over the packed list."""
         import wordfreq
         from wordfreq.language_info import get_language_info
         from wordfreq.numbers import smash_numbers
         from wordfreq.tokens import lossy_tokenize
 
-        self.language = language
-        self._freqs: dict[str, float] = {}
-        self._memo: dict[str, float] = {}
         wanted: set[str] = set()
-        if get_language_info(language)["tokenizer"] != "jieba":  # jieba's words need its factor
+        if get_language_info(self.language)["tokenizer"] != "jieba":  # its words need a factor
             for text in texts:
-                wanted.update(smash_numbers(t) for t in lossy_tokenize(text, language))
+                wanted.update(smash_numbers(t) for t in lossy_tokenize(text, self.language))
         self._asked = frozenset(wanted)
         if not wanted:
             return
-        bands = wordfreq.read_cBpack(wordfreq.available_languages()[language])
+        bands = wordfreq.read_cBpack(wordfreq.available_languages()[self.language])
         for index, band in enumerate(bands):
             found = wanted.intersection(band)
             if found:
@@ -52,6 +59,9 @@ class ZipfTable:
         """``wordfreq.zipf_frequency(word, language)``, memoized (a corpus repeats its words)."""
         value = self._memo.get(word)
         if value is None:
+            if self._texts is not None:
+                texts, self._texts = self._texts, None
+                self._read(texts)
             value = self._computed(word)
             if len(self._memo) < _MAX_MEMO:
                 self._memo[word] = value
