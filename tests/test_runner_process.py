@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from conftest import REPO, envelope, flores_entries
@@ -228,10 +229,17 @@ def test_the_harness_memory_and_command_line_are_out_of_reach(pytester, corpus):
 
 def test_ctrl_c_ends_a_run_with_a_hung_method_quickly(pytester, corpus):
     probe = write_probe(pytester.path, FAULTY)
+    reported = pytester.path / "reported.txt"
+    pytester.makepyfile(
+        reported_items="def pytest_runtest_logreport(report):\n"
+        "    if report.when == 'call':\n"
+        f"        with open({str(reported)!r}, 'a') as out:\n"
+        "            out.write(report.nodeid + '\\n')\n"
+    )
     card_path = pytester.path / "card.json"
     proc = subprocess.Popen(
         [
-            sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+            sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "reported_items",
             f"--mteval-corpus={corpus}", f"--mteval-method={probe}",
             "--mteval-method-arg=fault=block", "--mteval-method-arg=at=4",
             "--mteval-batch-size=3", "--mteval-concurrency=1", "--mteval-timeout=600",
@@ -243,10 +251,13 @@ def test_ctrl_c_ends_a_run_with_a_hung_method_quickly(pytester, corpus):
     )  # fmt: skip
     log = pytester.path / "calls.jsonl"
     deadline = time.monotonic() + 60
-    while (
-        time.monotonic() < deadline
-        and len(log.read_text().splitlines() if log.exists() else []) < 2
-    ):
+
+    def lines(path: Path) -> int:
+        return len(path.read_text().splitlines()) if path.exists() else 0
+
+    # the second batch is asked for as soon as the first one's translations arrive, so wait
+    # for both calls and for the first batch's three items to be reported
+    while time.monotonic() < deadline and (lines(log) < 2 or lines(reported) < 3):
         time.sleep(0.05)
     time.sleep(0.3)  # the second batch is blocked in its runner now
     sent = time.monotonic()

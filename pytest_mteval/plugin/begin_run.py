@@ -154,6 +154,7 @@ def start_run(
         state.builtin_metrics = builtin_metrics(context, judge, selection)
         state.metrics_not_computed = not_computed(context, selection, state.builtin_metrics)
         state.isolation.wait_ready(state)
+        state.score_beside_pytest(on_worker, runner_process=not in_process)
         return _finish_start(state, config, settings, run_config, source, on_worker, preflight)
     except BaseException:
         state.isolation.close()  # a run refused here leaves no runner, gateway or guard

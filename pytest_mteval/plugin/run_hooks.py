@@ -77,6 +77,7 @@ class ActiveRun:
 
     def pytest_unconfigure(self) -> None:
         # after Ctrl-C, batches still in a runner get one second, then the runner is killed
+        self.state.scoring.close()  # first: the scorer process ends before the runner does
         self.state.translator.drain(1.0 if self.run.interrupted else None)
         self.state.translator.close()
         if self.state.isolation is not None:

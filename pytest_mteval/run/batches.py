@@ -58,6 +58,7 @@ class BatchTranslator:
     _order: list[int] = field(default_factory=list)
     _position: dict[int, int] = field(default_factory=dict)
     _started: dict[int, _Started] = field(default_factory=dict)
+    _translated: set[int] = field(default_factory=set)
 
     def plan(self, order: Sequence[int]) -> None:
         """The batches this process will need, in the order it will need them."""
@@ -68,13 +69,14 @@ class BatchTranslator:
         """Results of ``batch`` (one per entry key) and its warnings, waiting for it."""
         self._start(batch)
         for ahead in self._ahead_of(batch):
-            self._start(ahead)
+            self._start_ahead(ahead)
         started = self._started.pop(batch)
         fresh, warnings = self._collect(started.pending)
         store(self.cache, self.fingerprint, started.pending.entries, fresh)
-        if not self._started:  # the next batch translates while this one is scored, reported
-            for following in self._following(batch):
-                self._start(following)
+        self._translated.add(batch)
+        following = self.following(batch)
+        if following is not None and not self._started:  # it translates while this one is
+            self._start_ahead(following)  # scored and reported
         return {**started.cached, **fresh}, warnings
 
     def drain(self, within_s: float | None = None) -> None:
@@ -106,11 +108,18 @@ class BatchTranslator:
         start = self._position[batch] + 1
         return self._order[start : start + depth]
 
-    def _following(self, batch: int) -> list[int]:
+    def following(self, batch: int) -> int | None:
         """The batch needed after ``batch``, if this process knows its order."""
-        if batch not in self._position:
-            return []
-        return self._order[self._position[batch] + 1 : self._position[batch] + 2]
+        position = self._position.get(batch)
+        if position is None or position + 1 >= len(self._order):
+            return None
+        return self._order[position + 1]
+
+    def _start_ahead(self, batch: int) -> None:
+        """Start a batch before it is needed, unless it was translated already (out of the
+        planned order: a user's test asked for one of its entries first)."""
+        if batch not in self._translated:
+            self._start(batch)
 
     def _start(self, batch: int) -> None:
         if batch in self._started:

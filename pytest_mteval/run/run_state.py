@@ -18,15 +18,17 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
 
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.methods.loader import MethodSource
-from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
+from pytest_mteval.methods.protocol import MethodResult, RunConfig, TranslationMethod
 from pytest_mteval.metrics.base import Metric
 from pytest_mteval.metrics.entry_record import EntryRecord
+from pytest_mteval.run.batch_scoring import BatchScoring
 from pytest_mteval.run.batch_translation import MethodRunner
 from pytest_mteval.run.batches import BatchTranslator
 from pytest_mteval.run.entry_scoring import build_record, score_batches
 from pytest_mteval.run.method_traceback import BatchFailure
 from pytest_mteval.run.redaction import Secrecy
 from pytest_mteval.run.run_settings import Settings
+from pytest_mteval.run.scorer_process import ScorerProcess
 from pytest_mteval.scoring.comparable_run import Comparable
 
 _UNSAFE = re.compile(r"[^\w.\-]+")
@@ -113,6 +115,7 @@ class RunState:
             lambda: self.method,
             self.run_config,
         )
+        self.scoring = BatchScoring(self.translator, self._scored, self._done)
 
     @property
     def baseline(self) -> Comparable | None:
@@ -150,11 +153,19 @@ class RunState:
 
     def _translate(self, batch: int) -> None:
         entries = [self.corpus.entries[i] for i in self.batches[batch]]
-        results, warnings = self.translator.translate(batch)
+        results, warnings, records = self.scoring.batch(batch)
         errors = {results[entry.key].get("error") for entry in entries}
         if len(errors) == 1 and None not in errors:
             where = next((r["traceback"] for r in results.values() if "traceback" in r), None)
             self.batch_failures[batch] = BatchFailure(batch, len(entries), str(*errors), where)
+        if warnings:  # on a record, so that they reach the controller under xdist too
+            records[0]["batch_warnings"] = [f"batch {batch}: {w}" for w in warnings]
+        for record in records:
+            self._local[record["entry_id"]] = record
+
+    def _scored(self, batch: int, results: dict[str, MethodResult]) -> list[EntryRecord]:
+        """The batch's records, every selected metric scored (here or in the scorer process)."""
+        entries = [self.corpus.entries[i] for i in self.batches[batch]]
         records = [
             build_record(
                 self.corpus.entries[index],
@@ -168,7 +179,15 @@ class RunState:
             for index in self.batches[batch]
         ]
         score_batches(entries, records, self.builtin_metrics, self.settings.score_timeout_s)
-        if warnings:  # on a record, so that they reach the controller under xdist too
-            records[0]["batch_warnings"] = [f"batch {batch}: {w}" for w in warnings]
-        for record in records:
-            self._local[record["entry_id"]] = record
+        return records
+
+    def _done(self, batch: int) -> bool:
+        return self.corpus.entries[self.batches[batch][0]].key in self._local
+
+    def score_beside_pytest(self, worker: bool, runner_process: bool) -> None:
+        """Score in a child process beside pytest where that is safe and pays
+        (run/scorer_process.py); decided once the run's metrics are built."""
+        metrics = [*self.builtin_metrics, *self.plugin_metrics]
+        self.scoring.beside = not self.plugin_metrics and ScorerProcess.wanted(
+            len(self.batches), worker, runner_process, metrics
+        )

@@ -1,0 +1,143 @@
+"""A serial run's built-in metrics scored in a child process, beside pytest's item protocol.
+
+In a serial run one process did pytest's per-item protocol and all the scoring one after the
+other, while the second core idled: at 10,120 FLORES entries, scoring was about half of the run.
+A run of many batches now scores in a child forked from the run's own process when its first
+batch is needed, so the child holds the same corpus and the same built metrics (nothing rebuilt,
+nothing sent but the translations): while pytest reports the items of one batch, the child
+scores the next. The child's records are what the same code makes in the run's process, so a
+card is the same byte for byte (tests/test_scorer_process.py compares the two).
+
+Where it is used (``ScorerProcess.wanted``): on Linux (fork), in a run of at least
+``MIN_BATCHES`` batches that is not an xdist worker (the workers use the cores), whose method
+runs in a runner process (not in the harness), and whose selected metrics all score one entry
+at a time: a batch metric (the semantic score) runs native threads that a fork does not carry,
+and a plugin's metric is its author's code, left in the run's process.
+
+The child inherits the parent's hardening (not dumpable, run/hardening.py: another process of
+the user cannot read its memory, which holds the references), closes every descriptor but its
+pipe (a runner's pipes stay the parent's alone), ignores Ctrl-C (the parent ends it), and exits
+when the parent closes the pipe or dies. A child that dies or fails leaves its batch to the
+parent, which scores it and every later batch itself: nothing is lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import signal
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection, Pipe
+from typing import Any
+
+from pytest_mteval.metrics.entry_record import EntryRecord
+
+#: Fewer batches than this are scored in the run's process: forking would not pay.
+MIN_BATCHES = 4
+
+Score = Callable[[Any], list[EntryRecord]]
+
+
+class ScorerProcess:
+    """One forked child that turns a batch's translations into its records, one at a time."""
+
+    def __init__(self, score: Score) -> None:
+        ours, theirs = Pipe()
+        with warnings.catch_warnings():
+            # Python 3.12+ warns that a fork of a process with threads (here: the runner
+            # client's readers) may deadlock a child that takes a lock one of them held. The
+            # child takes none of theirs: it scores, importing at most (the import lock is
+            # re-made by fork) and logging (re-made at fork too), and talks only on its pipe.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child's coverage is not collected
+            ours.close()
+            _serve(theirs, score)
+        theirs.close()
+        self.pid = pid
+        self._pipe: Connection | None = ours
+
+    @staticmethod
+    def wanted(batches: int, worker: bool, runner_process: bool, metrics: Sequence[Any]) -> bool:
+        """Whether a run scores beside pytest (see the module docstring)."""
+        return (
+            sys.platform == "linux"
+            and batches >= MIN_BATCHES
+            and not worker
+            and runner_process
+            and not any(hasattr(metric, "score_batch") for metric in metrics)
+        )
+
+    @property
+    def alive(self) -> bool:
+        return self._pipe is not None
+
+    def submit(self, work: Any) -> bool:
+        """Hand the child one batch's work; False when it is gone (then score it here)."""
+        if self._pipe is None:
+            return False
+        try:
+            self._pipe.send(work)
+        except (OSError, ValueError):
+            self.close()
+            return False
+        return True
+
+    def receive(self) -> list[EntryRecord] | None:
+        """The records of the batch submitted last, or None when the child failed or is gone
+        (the batch is then scored here, and so is every later one)."""
+        if self._pipe is None:
+            return None
+        try:
+            status, payload = self._pipe.recv()
+        except (EOFError, OSError):
+            self.close()
+            return None
+        if status != "ok":
+            self.close()
+            return None
+        return list(payload)
+
+    def close(self) -> None:
+        """End the child: it exits when its pipe closes; reaped here."""
+        if self._pipe is None:
+            return
+        self._pipe.close()
+        self._pipe = None
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+
+
+def _serve(pipe: Connection, score: Score) -> None:  # pragma: no cover - runs in the child
+    """The child's loop: work in, records out, until the pipe closes; never returns."""
+    code = 0
+    try:
+        gc.freeze()  # the parent's objects are never collected here: no finalizer of theirs runs
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        keep = pipe.fileno()
+        os.closerange(3, keep)
+        os.closerange(keep + 1, _max_fd())
+        while True:
+            try:
+                work = pipe.recv()
+            except (EOFError, OSError):
+                break
+            try:
+                reply: tuple[str, Any] = ("ok", score(work))
+            except BaseException as exc:  # the parent scores this batch itself
+                reply = ("error", f"{type(exc).__name__}: {exc}")
+            pipe.send(reply)
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def _max_fd() -> int:
+    try:
+        return os.sysconf("SC_OPEN_MAX")
+    except (ValueError, OSError):
+        return 65536
