@@ -83,8 +83,10 @@ class Entry(BaseModel):
 
     @property
     def key(self) -> str:
-        """The id compared as text, so that 42 and "42" name the same entry."""
-        return str(self.id)
+        """The id compared as text, so that 42 and "42" name the same entry. One string
+        object per id (interned): a run keeps the key in its index, its ledger and the entry's
+        record, and ``str(42)`` makes a new string at every call (15 MB of 100 k entries)."""
+        return sys.intern(str(self.id))
 
 
 #: How the references were judged against machine outputs (``ReferenceQuality.judgment``).

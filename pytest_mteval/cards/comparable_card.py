@@ -24,7 +24,10 @@ def from_card(card: RunCard, path: str, records: Sequence[EntryRecord] = ()) -> 
     profile = card_profile(card)
     metrics = {name: _number(score(card.scores, name)) for name in catalog.names()}
     recorded = _number(card.scores.composite)
-    rows = {str(r["entry_id"]): r for r in as_records(records or card.results)}
+    # The run's own records as they are, not copies: nothing here writes to a row, and a copy
+    # of each would be a second set of 100,000 dicts at the peak of a large run's end (while
+    # the card's rows exist too). A card's rows are still read through ``as_records``.
+    rows = {str(r["entry_id"]): r for r in (records or as_records(card.results))}
     return Comparable(
         path=path,
         origin="run card",
