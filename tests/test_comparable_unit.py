@@ -355,3 +355,14 @@ def test_a_reports_chrf_exactly_at_the_rounding_limit_is_not_noted():
         "r.json: the report's own corpus chrF++ 0.02 differs from ours 0.00 re-scored from "
         "its predictions; ours is used"
     ]
+
+
+def test_the_records_a_card_was_built_from_are_its_rows_as_they_are():
+    """No copy of every record at the end of a run, while the card's rows exist too (memory
+    at 100 k entries); a card's own rows are still read as copies."""
+    card = _card()
+    records: list[Any] = [dict(row, stats=None) for row in card.results]
+    run = from_card(card, "run.json", records)
+    assert all(run.rows[str(r["entry_id"])] is r for r in records)
+    read = from_card(card, "run.json")
+    assert all(row is not read.rows[str(row["entry_id"])] for row in card.results)

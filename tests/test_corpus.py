@@ -62,6 +62,15 @@ def test_reference_harness_shape_is_mapped(tmp_path):
     assert any("corpus_id" in note for note in corpus.mapped_fields)
 
 
+def test_an_entry_key_is_one_string_however_often_it_is_asked_for(tmp_path):
+    """A number id's key is text made at each call: interned, the index, the ledger and the
+    record of a 100 k-entry run share one string per entry instead of holding three."""
+    entry = load_corpus(write(tmp_path, envelope(flores_entries(1)))).entries[0]
+    assert isinstance(entry.id, int)
+    assert entry.key == str(entry.id)
+    assert entry.key is entry.key
+
+
 @pytest.mark.parametrize(
     ("mutate", "expected"),
     [
