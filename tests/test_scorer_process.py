@@ -15,6 +15,7 @@ from conftest import CORPORA, METHODS
 from pytest_mteval.corpus import Entry
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
 from pytest_mteval.metrics.entry_record import EntryRecord
+from pytest_mteval.plugin.run_stash import STATE
 from pytest_mteval.run import scorer_process
 from pytest_mteval.run.batch_scoring import BatchScoring
 from pytest_mteval.run.batches import BatchTranslator
@@ -137,6 +138,17 @@ def test_where_the_scorer_is_used():
     assert not ScorerProcess.wanted(40, worker=False, runner_process=True, metrics=[Batch()])
 
 
+class Kept:
+    """Keeps the run's records beside their corpus entries, at the session's end."""
+
+    def __init__(self) -> None:
+        self.records: list[tuple[Any, Any]] = []
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        state = session.config.stash[STATE]
+        self.records = [(r, state.corpus.entries[r["index"]]) for r in state.records.values()]
+
+
 def card_without_timings(path: Path) -> dict[str, Any]:
     card = json.loads(path.read_text(encoding="utf-8"))
     for key in ("run_id", "timestamp", "elapsed_seconds", "run_card_hash", "fingerprint"):
@@ -159,6 +171,7 @@ def test_a_run_scored_beside_pytest_writes_the_card_of_a_run_scored_in_it(
         forks.append(self.pid)
 
     monkeypatch.setattr(ScorerProcess, "__init__", counted)
+    kept = Kept()
     corpus = CORPORA / "eng-sme-tatoeba-dev.json"
     args = [
         f"--mteval-corpus={corpus}",
@@ -168,9 +181,19 @@ def test_a_run_scored_beside_pytest_writes_the_card_of_a_run_scored_in_it(
         "-p",
         "no:cacheprovider",
     ]
-    beside = pytester.runpytest(*args, f"--mteval-run-card={pytester.path / 'beside.json'}")
+    beside = pytester.runpytest(
+        *args, f"--mteval-run-card={pytester.path / 'beside.json'}", plugins=[kept]
+    )
     assert beside.ret == 0
     assert len(forks) == 1
+    # the records that came from the child hold the corpus's own strings and the run's shared
+    # floats, as records made in the run's process do (not copies of their own per entry)
+    assert kept.records
+    assert all(
+        record["source"] is entry.source and record["expected"] is entry.reference
+        for record, entry in kept.records
+    )
+    assert len({id(x) for r, _ in kept.records for row in r["stats"].values() for x in row}) < 500
     monkeypatch.setattr(scorer_process, "MIN_BATCHES", 10**9)
     here = pytester.runpytest(*args, f"--mteval-run-card={pytester.path / 'here.json'}")
     assert here.ret == 0

@@ -89,6 +89,12 @@ def _ter_stats(hypothesis: str, reference: str) -> list[float]:
     return [float(edits), float(ref_length / 1)]
 
 
+def shared_stats(stats: dict[str, list[float]]) -> dict[str, list[float]]:
+    """Statistics made in another process (unpickled: floats of their own) made to share this
+    process's float objects, as statistics made here do."""
+    return {family: [_shared(x) for x in row] for family, row in stats.items()}
+
+
 def _shared(value: float) -> float:
     """The one float object for ``value``; NaN and negatives (-0.0 included) keep their own,
     so that no value changes its representation."""

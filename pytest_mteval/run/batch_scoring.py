@@ -30,6 +30,8 @@ class BatchScoring:
     score: Callable[[int, Results], list[EntryRecord]]
     #: whether a batch's records were made already (in this process)
     done: Callable[[int], bool]
+    #: a record from the child made to share this process's objects (RunState._adopted)
+    adopt: Callable[[EntryRecord], EntryRecord] = lambda record: record
     #: whether this run scores beside pytest (``ScorerProcess.wanted``)
     beside: bool = False
     _scorer: ScorerProcess | None = None
@@ -77,7 +79,7 @@ class BatchScoring:
         batch, self._in_child = self._in_child, None
         records = scorer.receive()
         if batch is not None and records is not None:
-            self._ready[batch] = records
+            self._ready[batch] = [self.adopt(record) for record in records]
 
     def _send_following(self, scorer: ScorerProcess, batch: int) -> None:
         following = self.translator.following(batch)
