@@ -131,11 +131,14 @@ def test_where_the_scorer_is_used():
     class Batch:
         def score_batch(self) -> None: ...
 
-    assert ScorerProcess.wanted(4, worker=False, runner_process=True, metrics=[object()])
-    assert not ScorerProcess.wanted(3, worker=False, runner_process=True, metrics=[])
-    assert not ScorerProcess.wanted(40, worker=True, runner_process=True, metrics=[])
-    assert not ScorerProcess.wanted(40, worker=False, runner_process=False, metrics=[])
-    assert not ScorerProcess.wanted(40, worker=False, runner_process=True, metrics=[Batch()])
+    assert ScorerProcess.wanted(4, worker=False, runner_process=True, builtin=[object()])
+    assert not ScorerProcess.wanted(3, worker=False, runner_process=True, builtin=[])
+    assert not ScorerProcess.wanted(40, worker=True, runner_process=True, builtin=[])
+    assert not ScorerProcess.wanted(40, worker=False, runner_process=False, builtin=[])
+    assert not ScorerProcess.wanted(40, worker=False, runner_process=True, builtin=[Batch()])
+    assert not ScorerProcess.wanted(
+        40, worker=False, runner_process=True, builtin=[], plugins=[object()]
+    )
 
 
 class Kept:

@@ -211,7 +211,6 @@ class RunState:
     def score_beside_pytest(self, worker: bool, runner_process: bool) -> None:
         """Score in a child process beside pytest where that is safe and pays
         (run/scorer_process.py); decided once the run's metrics are built."""
-        metrics = [*self.builtin_metrics, *self.plugin_metrics]
-        self.scoring.beside = not self.plugin_metrics and ScorerProcess.wanted(
-            len(self.batches), worker, runner_process, metrics
+        self.scoring.beside = ScorerProcess.wanted(
+            len(self.batches), worker, runner_process, self.builtin_metrics, self.plugin_metrics
         )

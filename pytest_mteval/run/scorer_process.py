@@ -33,12 +33,15 @@ from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
+from pytest_mteval.methods.protocol import MethodResult
 from pytest_mteval.metrics.entry_record import EntryRecord
 
 #: Fewer batches than this are scored in the run's process: forking would not pay.
 MIN_BATCHES = 4
 
-Score = Callable[[Any], list[EntryRecord]]
+#: One batch's work: its number and its results, by entry key.
+Work = tuple[int, dict[str, MethodResult]]
+Score = Callable[[Work], list[EntryRecord]]
 
 
 class ScorerProcess:
@@ -61,21 +64,28 @@ class ScorerProcess:
         self._pipe: Connection | None = ours
 
     @staticmethod
-    def wanted(batches: int, worker: bool, runner_process: bool, metrics: Sequence[Any]) -> bool:
+    def wanted(
+        batches: int,
+        worker: bool,
+        runner_process: bool,
+        builtin: Sequence[object],
+        plugins: Sequence[object] = (),
+    ) -> bool:
         """Whether a run scores beside pytest (see the module docstring)."""
         return (
             sys.platform == "linux"
             and batches >= MIN_BATCHES
             and not worker
             and runner_process
-            and not any(hasattr(metric, "score_batch") for metric in metrics)
+            and not plugins
+            and not any(hasattr(metric, "score_batch") for metric in builtin)
         )
 
     @property
     def alive(self) -> bool:
         return self._pipe is not None
 
-    def submit(self, work: Any) -> bool:
+    def submit(self, work: Work) -> bool:
         """Hand the child one batch's work; False when it is gone (then score it here)."""
         if self._pipe is None:
             return False
