@@ -68,3 +68,23 @@ def test_a_finished_batch_leaves_the_workload_and_a_crash_requeues_only_what_was
     requeued = [nodeid for unit in sched.workqueue.values() for nodeid, done in unit.items()]
     assert COLLECTION[first[0]] not in requeued  # the finished batch is not run again
     assert COLLECTION[pending[1]] in requeued
+
+
+class DeadNode(FakeNode):
+    """A worker that died before the controller read its node-down event: sending to it fails
+    as execnet does ("cannot send (already closed?)")."""
+
+    def send_runtest_some(self, indexes: list[int]) -> None:
+        raise OSError("cannot send (already closed?)")
+
+
+def test_work_sent_to_a_worker_that_just_died_is_requeued_when_its_death_arrives() -> None:
+    """CI saw INTERNALERROR here: a replacement worker's collection rescheduled every node,
+    one of them already dead (every batch crashing its worker, --max-worker-restart)."""
+    dead, alive = DeadNode("gw0"), FakeNode("gw1")
+    sched = scheduler(dead, alive)  # raised OSError out of schedule() before
+    unsent = [nodeid for unit in sched.assigned_work[dead].values() for nodeid in unit]
+    assert unsent  # still the dead node's, for remove_node to requeue
+    sched.remove_node(dead)
+    requeued = [nodeid for unit in sched.workqueue.values() for nodeid in unit]
+    assert set(unsent) <= set(requeued)

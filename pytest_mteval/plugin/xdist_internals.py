@@ -19,6 +19,7 @@ table and a batch leaves the worker's workload once all its items are done.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -102,9 +103,13 @@ class BatchScheduling(LoadScopeScheduling):  # type: ignore[misc]
         scope, work_unit = self.workqueue.popitem(last=False)
         self.assigned_work.setdefault(node, {})[scope] = work_unit
         positions = self._positions_on(node)
-        node.send_runtest_some(
-            [positions[nodeid] for nodeid, done in work_unit.items() if not done]
-        )
+        # A worker that died before the controller read its node-down event (a replacement's
+        # collection reschedules every node) cannot be sent to: the unit stays in its workload,
+        # which ``remove_node`` puts back in the queue when that event arrives.
+        with contextlib.suppress(OSError):
+            node.send_runtest_some(
+                [positions[nodeid] for nodeid, done in work_unit.items() if not done]
+            )
 
     def mark_test_complete(self, node: Any, item_index: int, duration: float = 0) -> None:
         """Mark the item done; a batch whose items are all done leaves the node's workload
