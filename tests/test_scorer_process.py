@@ -14,6 +14,7 @@ from conftest import CORPORA, METHODS
 
 from pytest_mteval.corpus import Entry
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
+from pytest_mteval.metrics.code_switching import CodeSwitching
 from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.plugin.run_stash import STATE
 from pytest_mteval.run import scorer_process
@@ -116,6 +117,37 @@ def test_a_batch_the_child_cannot_score_is_scored_here():
         batched.close()
 
 
+def test_the_child_prepares_the_metrics_before_its_first_batch(tmp_path: Path):
+    marks = tmp_path / "prepared"
+
+    def prepare() -> None:
+        marks.write_text(str(os.getpid()), encoding="utf-8")
+
+    batched, _ = scoring(4)
+    try:
+        batched.start(prepare)
+        child = batched._scorer.pid
+        _, _, records = batched.batch(0)  # answered after the child prepared
+        assert marks.read_text(encoding="utf-8") == str(child) != str(os.getpid())
+        assert records[0]["pid"] == child  # the prepared child scores: no second fork
+    finally:
+        batched.close()
+
+
+def test_a_child_whose_preparation_fails_still_scores():
+    def prepare() -> None:
+        raise OSError("no word lists here")
+
+    batched, _ = scoring(4)
+    try:
+        batched.start(prepare)
+        for batch in range(4):
+            _, _, records = batched.batch(batch)
+            assert records[0]["pid"] == batched._scorer.pid != os.getpid()
+    finally:
+        batched.close()
+
+
 def test_batches_asked_out_of_order():
     batched, method = scoring(5)
     try:
@@ -169,8 +201,8 @@ def test_a_run_scored_beside_pytest_writes_the_card_of_a_run_scored_in_it(
     forks: list[int] = []
     real_init = ScorerProcess.__init__
 
-    def counted(self: ScorerProcess, score: Any) -> None:
-        real_init(self, score)
+    def counted(self: ScorerProcess, *args: Any) -> None:
+        real_init(self, *args)
         forks.append(self.pid)
 
     monkeypatch.setattr(ScorerProcess, "__init__", counted)
@@ -204,3 +236,47 @@ def test_a_run_scored_beside_pytest_writes_the_card_of_a_run_scored_in_it(
     assert card_without_timings(pytester.path / "beside.json") == card_without_timings(
         pytester.path / "here.json"
     )
+
+
+class Collected:
+    def __init__(self) -> None:
+        self.done = False
+
+    def pytest_collection_finish(self) -> None:
+        self.done = True
+
+
+def test_a_run_forks_its_scorer_before_collecting_and_it_prepares_the_metrics(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    prepared = tmp_path / "prepared"
+
+    def prepare(self: CodeSwitching) -> None:
+        prepared.write_text(str(os.getpid()), encoding="utf-8")
+
+    collected = Collected()
+    forks: list[tuple[int, bool]] = []
+    real_init = ScorerProcess.__init__
+
+    def counted(self: ScorerProcess, *args: Any) -> None:
+        real_init(self, *args)
+        forks.append((self.pid, collected.done))
+
+    monkeypatch.setattr(ScorerProcess, "__init__", counted)
+    monkeypatch.setattr(CodeSwitching, "prepare", prepare)
+    args = [
+        f"--mteval-corpus={CORPORA / 'eng-sme-tatoeba-dev.json'}",
+        f"--mteval-method={METHODS / 'identity'}",
+        "--mteval-batch-size=5",
+        "--mteval-sandbox=none",
+        "-p",
+        "no:cacheprovider",
+    ]
+    listed = pytester.runpytest(*args, "--collect-only", plugins=[collected])
+    assert listed.ret == 0
+    assert forks == []  # nothing will be scored: no child
+    collected.done = False
+    ran = pytester.runpytest(*args, plugins=[collected])
+    assert ran.ret == 0
+    assert forks == [(forks[0][0], False)]  # forked while the run started, before collecting
+    assert prepared.read_text(encoding="utf-8") == str(forks[0][0])  # in the child

@@ -126,3 +126,34 @@ def test_word_data_reads_wordfreq_only_when_a_word_is_asked():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "True"]
+
+
+def test_word_data_loaded_before_a_word_is_asked_answers_as_wordfreq_does(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """``load()`` (the scorer process's preparation) reads both lists, once, and what they
+    answer afterwards is wordfreq's own answer."""
+    wordfreq = pytest.importorskip("wordfreq")
+    from pytest_mteval.metrics import word_frequencies
+
+    read: list[str] = []
+    real_read = word_frequencies.ZipfTable._read
+
+    def counted(self: word_frequencies.ZipfTable, texts: list[str]) -> None:
+        read.append(self.language)
+        real_read(self, texts)
+
+    monkeypatch.setattr(word_frequencies.ZipfTable, "_read", counted)
+    text = "The jury said the song was really good, and the DOJ agreed."
+    data = word_data("en", "de", [text])
+    assert data is not None
+    data.load()
+    assert sorted(read) == ["de", "en"]
+    data.load()
+    for word in ("jury", "song", "really", "DOJ", "zebra"):
+        data.target_knows(word)
+    assert sorted(read) == ["de", "en"]  # read once, at load
+    table = word_frequencies.ZipfTable("de", [text])
+    table.load()
+    for word in ("jury", "song", "really", "DOJ", "zebra"):
+        assert table.zipf(word) == wordfreq.zipf_frequency(word, "de")

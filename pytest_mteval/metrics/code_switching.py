@@ -195,6 +195,11 @@ class CodeSwitching:
         of source-language text."""
         return no_text_of_its_own(predicted_words, entry, self.source_vocabulary)
 
+    def prepare(self) -> None:
+        """Read the word data's lists (their first word would: 0.2-0.4 s per language)."""
+        if self.word_data is not None:
+            self.word_data.load()
+
     def score_entry(self, entry: Entry, predicted: str) -> JSONDict:
         predicted_words = words(predicted)
         leaked = self.leaked(predicted_words, entry, predicted)

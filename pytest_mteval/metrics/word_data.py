@@ -46,10 +46,17 @@ _NEEDS_SEGMENTER = frozenset({"zh", "ja"})
 class WordData:
     """The source and target languages' frequency lists, for one language pair."""
 
-    def __init__(self, zipf: Callable[[str, str], float], source: str | None, target: str) -> None:
+    def __init__(
+        self,
+        zipf: Callable[[str, str], float],
+        source: str | None,
+        target: str,
+        load: Callable[[], None] = lambda: None,
+    ) -> None:
         self._zipf = zipf
         self.source = source
         self.target = target
+        self.load = load  # reads the lists now rather than at the first word asked about
 
     def target_knows(self, word: str) -> bool:
         """Whether the target language uses ``word`` as its own (see the module docstring)."""
@@ -89,7 +96,12 @@ def word_data(
     known = source if source in covered else None
     texts = list(dict.fromkeys(texts))
     tables = {language: ZipfTable(language, texts) for language in {target, known} if language}
-    return WordData(lambda word, language: tables[language].zipf(word), known, target)
+
+    def load() -> None:
+        for table in tables.values():
+            table.load()
+
+    return WordData(lambda word, language: tables[language].zipf(word), known, target, load)
 
 
 @lru_cache(maxsize=1)

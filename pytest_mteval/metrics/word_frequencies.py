@@ -25,8 +25,8 @@ _MAX_MEMO = 1 << 18
 
 class ZipfTable:
     """Zipf frequencies in one language, exact for any word, fast for words of ``texts``; the
-    list is read when the first word is asked (an output in the target's own script asks
-    about none)."""
+    list is read by ``load()`` (the scorer process prepares so) or else when the first word is
+    asked (an output in the target's own script asks about none)."""
 
     def __init__(self, language: str, texts: Iterable[str]) -> None:
         self.language = language
@@ -55,13 +55,18 @@ class ZipfTable:
             if found:
                 self._freqs.update(dict.fromkeys(found, wordfreq.cB_to_freq(-index)))
 
+    def load(self) -> None:
+        """Read the list now (once): where a word will be asked about soon, the scorer process
+        reads it while the method's runner boots instead of on the first word."""
+        if self._texts is not None:
+            texts, self._texts = self._texts, None
+            self._read(texts)
+
     def zipf(self, word: str) -> float:
         """``wordfreq.zipf_frequency(word, language)``, memoized (a corpus repeats its words)."""
         value = self._memo.get(word)
         if value is None:
-            if self._texts is not None:
-                texts, self._texts = self._texts, None
-                self._read(texts)
+            self.load()
             value = self._computed(word)
             if len(self._memo) < _MAX_MEMO:
                 self._memo[word] = value

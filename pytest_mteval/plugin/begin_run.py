@@ -153,11 +153,13 @@ def start_run(
     try:  # the metrics are built while the runner boots; then its method is built in it
         state.builtin_metrics = builtin_metrics(context, judge, selection)
         state.metrics_not_computed = not_computed(context, selection, state.builtin_metrics)
+        scores = not (config.option.collectonly or settings.dry_run)
+        state.score_beside_pytest(on_worker, runner_process=not in_process, start=scores)
         state.isolation.wait_ready(state)
-        state.score_beside_pytest(on_worker, runner_process=not in_process)
         return _finish_start(state, config, settings, run_config, source, on_worker, preflight)
     except BaseException:
-        state.isolation.close()  # a run refused here leaves no runner, gateway or guard
+        state.scoring.close()
+        state.isolation.close()  # a run refused here leaves no runner, gateway or guard, no scorer
         raise
 
 

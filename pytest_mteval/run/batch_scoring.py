@@ -50,15 +50,21 @@ class BatchScoring:
         self._send_following(scorer, batch)
         return results, warnings, records
 
+    def start(self, prepare: Callable[[], None]) -> None:
+        """Fork the scorer now, if this run scores beside pytest, to ``prepare`` its metrics
+        while the run still starts; without it, the first batch forks it."""
+        if self.beside and self._scorer is None:
+            self._scorer_process(prepare)
+
     def close(self) -> None:
         if self._scorer is not None:
             self._scorer.close()
 
-    def _scorer_process(self) -> ScorerProcess | None:
+    def _scorer_process(self, prepare: Callable[[], None] = lambda: None) -> ScorerProcess | None:
         if self.beside and self._scorer is None:
             self.beside = False  # forked once: a child that is gone is not replaced
             try:
-                self._scorer = ScorerProcess(lambda work: self.score(*work))
+                self._scorer = ScorerProcess(lambda work: self.score(*work), prepare)
             except OSError:  # no process to spare (a limit on processes or memory)
                 return None
         if self._scorer is not None and not self._scorer.alive:

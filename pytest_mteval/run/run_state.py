@@ -208,9 +208,19 @@ class RunState:
     def _done(self, batch: int) -> bool:
         return self.corpus.entries[self.batches[batch][0]].key in self._local
 
-    def score_beside_pytest(self, worker: bool, runner_process: bool) -> None:
+    def score_beside_pytest(self, worker: bool, runner_process: bool, start: bool) -> None:
         """Score in a child process beside pytest where that is safe and pays
-        (run/scorer_process.py); decided once the run's metrics are built."""
+        (run/scorer_process.py); decided once the run's metrics are built, and started at
+        once when entries will be scored (``start``: not ``--collect-only``)."""
         self.scoring.beside = ScorerProcess.wanted(
             len(self.batches), worker, runner_process, self.builtin_metrics, self.plugin_metrics
         )
+        if start:
+            self.scoring.start(self._prepare)
+
+    def _prepare(self) -> None:
+        """What the metrics load before their first entry (``Metric.prepare``)."""
+        for metric in self.builtin_metrics:
+            prepare = getattr(metric, "prepare", None)
+            if prepare is not None:
+                prepare()

@@ -2,9 +2,11 @@
 
 In a serial run one process did pytest's per-item protocol and all the scoring one after the
 other, while the second core idled: at 10,120 FLORES entries, scoring was about half of the run.
-A run of many batches now scores in a child forked from the run's own process when its first
-batch is needed, so the child holds the same corpus and the same built metrics (nothing rebuilt,
-nothing sent but the translations): while pytest reports the items of one batch, the child
+A run of many batches now scores in a child forked from the run's own process as soon as its
+metrics are built, so the child holds the same corpus and the same built metrics (nothing
+rebuilt, nothing sent but the translations). While the parent waits for the method's runner to
+boot, the child loads what the metrics will need (``prepare()``: the code-switching detector's
+word lists, 0.2-0.4 s a language); then, while pytest reports the items of one batch, the child
 scores the next. The child's records are what the same code makes in the run's process, so a
 card is the same byte for byte (tests/test_scorer_process.py compares the two).
 
@@ -47,7 +49,7 @@ Score = Callable[[Work], list[EntryRecord]]
 class ScorerProcess:
     """One forked child that turns a batch's translations into its records, one at a time."""
 
-    def __init__(self, score: Score) -> None:
+    def __init__(self, score: Score, prepare: Callable[[], None] = lambda: None) -> None:
         ours, theirs = Pipe()
         with warnings.catch_warnings():
             # Python 3.12+ warns that a fork of a process with threads (here: the runner
@@ -58,7 +60,7 @@ class ScorerProcess:
             pid = os.fork()
         if pid == 0:  # pragma: no cover - the child's coverage is not collected
             ours.close()
-            _serve(theirs, score)
+            _serve(theirs, score, prepare)
         theirs.close()
         self.pid = pid
         self._pipe: Connection | None = ours
@@ -121,8 +123,11 @@ class ScorerProcess:
             os.waitpid(self.pid, 0)
 
 
-def _serve(pipe: Connection, score: Score) -> None:  # pragma: no cover - runs in the child
-    """The child's loop: work in, records out, until the pipe closes; never returns."""
+def _serve(
+    pipe: Connection, score: Score, prepare: Callable[[], None]
+) -> None:  # pragma: no cover - runs in the child
+    """The child's loop: work in, records out, until the pipe closes; never returns. First the
+    metrics load what they will need, while the parent still waits for the first batch."""
     code = 0
     try:
         gc.freeze()  # the parent's objects are never collected here: no finalizer of theirs runs
@@ -130,6 +135,8 @@ def _serve(pipe: Connection, score: Score) -> None:  # pragma: no cover - runs i
         keep = pipe.fileno()
         os.closerange(3, keep)
         os.closerange(keep + 1, _max_fd())
+        with contextlib.suppress(Exception):  # a metric that fails here fails on its batch
+            prepare()
         while True:
             try:
                 work = pipe.recv()
