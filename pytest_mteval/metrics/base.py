@@ -46,9 +46,9 @@ class Metric(Protocol):
     definitions also name the other card keys its ``aggregate`` writes, ``card_keys``: a
     plugin's aggregate is kept under ``scores.plugin_metrics``); ``score_failed(entry)``, the
     per-entry statistics an entry that failed to translate contributes (morphology: its gold
-    units, none reproduced); ``prepare()``, load now what scoring will need (a language's word
-    lists): the scorer process calls it before its first batch, while the method's runner
-    boots (run/scorer_process.py).
+    units, none reproduced); for a built-in, ``prepare()``, load now what scoring will need (a
+    language's word lists): the scorer process calls it before its first batch, while the
+    method's runner boots (run/scorer_process.py).
     """
 
     name: str
