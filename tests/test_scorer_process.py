@@ -280,3 +280,6 @@ def test_a_run_forks_its_scorer_before_collecting_and_it_prepares_the_metrics(
     assert ran.ret == 0
     assert forks == [(forks[0][0], False)]  # forked while the run started, before collecting
     assert prepared.read_text(encoding="utf-8") == str(forks[0][0])  # in the child
+    shared = pytester.runpytest(*args, "-n", "2")
+    assert shared.ret == 0
+    assert len(forks) == 1  # an xdist controller scores nothing: no child of its own

@@ -44,7 +44,12 @@ from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionErro
 from pytest_mteval.output_paths import check_output_path
 from pytest_mteval.plugin.method_checks import check_method, check_method_fields
 from pytest_mteval.plugin.options import read_settings
-from pytest_mteval.plugin.xdist_internals import handed_to_worker, is_worker, worker_count
+from pytest_mteval.plugin.xdist_internals import (
+    distributes,
+    handed_to_worker,
+    is_worker,
+    worker_count,
+)
 from pytest_mteval.review.sealed_box import load_public_key as load_steward_key
 from pytest_mteval.run.cache import TranslationCache, fingerprint_components, method_fingerprint
 from pytest_mteval.run.entry_selection import run_corpus
@@ -153,8 +158,8 @@ def start_run(
     try:  # the metrics are built while the runner boots; then its method is built in it
         state.builtin_metrics = builtin_metrics(context, judge, selection)
         state.metrics_not_computed = not_computed(context, selection, state.builtin_metrics)
-        scores = not (config.option.collectonly or settings.dry_run)
-        state.score_beside_pytest(on_worker, runner_process=not in_process, start=scores)
+        scores_here = not (config.option.collectonly or settings.dry_run or distributes(config))
+        state.score_beside_pytest(on_worker, runner_process=not in_process, start=scores_here)
         state.isolation.wait_ready(state)
         return _finish_start(state, config, settings, run_config, source, on_worker, preflight)
     except BaseException:

@@ -47,6 +47,17 @@ def is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
+def distributes(config: pytest.Config) -> bool:
+    """Whether this process is the controller of an xdist run: its items run on workers (xdist's
+    ``pytest_cmdline_main`` has set ``dist`` and the workers' ``tx`` before any configure)."""
+    option = config.option
+    return (
+        not is_worker(config)
+        and getattr(option, "dist", "no") != "no"
+        and bool(getattr(option, "tx", None))
+    )
+
+
 def worker_count(config: pytest.Config) -> int:
     """How many workers the run has, seen from a worker; 1 on the controller or a serial run."""
     given = getattr(config, "workerinput", None)
