@@ -158,8 +158,8 @@ def start_run(
     try:  # the metrics are built while the runner boots; then its method is built in it
         state.builtin_metrics = builtin_metrics(context, judge, selection)
         state.metrics_not_computed = not_computed(context, selection, state.builtin_metrics)
-        scores_here = not (config.option.collectonly or settings.dry_run or distributes(config))
-        state.score_beside_pytest(on_worker, runner_process=not in_process, start=scores_here)
+        scores_soon = preflight and not distributes(config)  # a worker's scorer: never wanted
+        state.score_beside_pytest(on_worker, runner_process=not in_process, start=scores_soon)
         state.isolation.wait_ready(state)
         return _finish_start(state, config, settings, run_config, source, on_worker, preflight)
     except BaseException:

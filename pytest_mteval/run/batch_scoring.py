@@ -53,8 +53,7 @@ class BatchScoring:
     def start(self, prepare: Callable[[], None]) -> None:
         """Fork the scorer now, if this run scores beside pytest, to ``prepare`` its metrics
         while the run still starts; without it, the first batch forks it."""
-        if self.beside and self._scorer is None:
-            self._scorer_process(prepare)
+        self._scorer_process(prepare)
 
     def close(self) -> None:
         if self._scorer is not None:

@@ -211,7 +211,8 @@ class RunState:
     def score_beside_pytest(self, worker: bool, runner_process: bool, start: bool) -> None:
         """Score in a child process beside pytest where that is safe and pays
         (run/scorer_process.py); decided once the run's metrics are built, and started at
-        once when entries will be scored (``start``: not ``--collect-only``)."""
+        once when this process will score entries soon (``start``: not ``--collect-only``, a dry run
+        or an xdist controller)."""
         self.scoring.beside = ScorerProcess.wanted(
             len(self.batches), worker, runner_process, self.builtin_metrics, self.plugin_metrics
         )
