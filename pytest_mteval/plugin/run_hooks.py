@@ -171,7 +171,8 @@ class ActiveRun:
             self.run.ledger.no_record(report.nodeid, failure_reason(report))
         if found is None or report.when != "call" or is_worker(self.config):
             return  # on a worker the JSON travels on to the controller with the report
-        record = json.loads(found) if isinstance(found, str) else found
+        # A worker's record arrives as JSON: copies of its texts, shared once decoded.
+        record = self.state.adopted(json.loads(found)) if isinstance(found, str) else found
         self.state.records[record["entry_id"]] = record
         # The record is the run's, not the report's: plugins that keep or serialise reports
         # (pytest-reportlog, xdist's looponfail, a conftest) never see a secret run's texts,

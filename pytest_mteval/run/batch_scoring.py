@@ -30,7 +30,7 @@ class BatchScoring:
     score: Callable[[int, Results], list[EntryRecord]]
     #: whether a batch's records were made already (in this process)
     done: Callable[[int], bool]
-    #: a record from the child made to share this process's objects (RunState._adopted)
+    #: a record from the child made to share this process's objects (RunState.adopted)
     adopt: Callable[[EntryRecord], EntryRecord] = lambda record: record
     #: whether this run scores beside pytest (``ScorerProcess.wanted``)
     beside: bool = False

@@ -21,12 +21,12 @@ from pytest_mteval.methods.loader import MethodSource
 from pytest_mteval.methods.protocol import MethodResult, RunConfig, TranslationMethod
 from pytest_mteval.metrics.base import Metric
 from pytest_mteval.metrics.entry_record import EntryRecord
-from pytest_mteval.metrics.sacre import shared_stats
 from pytest_mteval.run.batch_scoring import BatchScoring
 from pytest_mteval.run.batch_translation import MethodRunner
 from pytest_mteval.run.batches import BatchTranslator
 from pytest_mteval.run.entry_scoring import build_record, score_batches
 from pytest_mteval.run.method_traceback import BatchFailure
+from pytest_mteval.run.record_sharing import shared_record
 from pytest_mteval.run.redaction import Secrecy
 from pytest_mteval.run.run_settings import Settings
 from pytest_mteval.run.scorer_process import ScorerProcess
@@ -116,7 +116,7 @@ class RunState:
             lambda: self.method,
             self.run_config,
         )
-        self.scoring = BatchScoring(self.translator, self._scored, self._done, self._adopted)
+        self.scoring = BatchScoring(self.translator, self._scored, self._done, self.adopted)
 
     @property
     def baseline(self) -> Comparable | None:
@@ -182,28 +182,10 @@ class RunState:
         score_batches(entries, records, self.builtin_metrics, self.settings.score_timeout_s)
         return records
 
-    def _adopted(self, record: EntryRecord) -> EntryRecord:
-        """A record from the scorer process, its texts and statistics the very objects a
-        record made here holds (the corpus's strings, shared floats): unpickled, each record
-        would hold copies of its own, some 1 KB per entry at the peak of a large run."""
-        entry = self.corpus.entries[record["index"]]
-        for key, mine in (
-            ("entry_id", entry.key),
-            ("source", entry.source),
-            ("expected", entry.reference),
-            ("segment", entry.segment),
-            ("domain", entry.domain),
-        ):
-            if record.get(key) == mine:
-                record[key] = mine  # type: ignore[literal-required]
-        if record.get("variants") == entry.variants:
-            record["variants"] = list(entry.variants)
-        if record.get("raw_predicted") == record.get("predicted"):
-            record["raw_predicted"] = record["predicted"]
-        stats = record.get("stats")
-        if stats is not None:
-            record["stats"] = shared_stats(stats)
-        return record
+    def adopted(self, record: EntryRecord) -> EntryRecord:
+        """A record from another process (the scorer child, an xdist worker), made to share
+        this process's objects (run/record_sharing.py)."""
+        return shared_record(record, self.corpus.entries[record["index"]])
 
     def _done(self, batch: int) -> bool:
         return self.corpus.entries[self.batches[batch][0]].key in self._local
