@@ -10,7 +10,7 @@ import pytest
 from conftest import METHODS, envelope, flores_entries
 
 from pytest_mteval.corpus import Entry
-from pytest_mteval.metrics.entry_record import EntryRecord, new_record
+from pytest_mteval.metrics.entry_record import EntryRecord, new_record, record_index
 from pytest_mteval.plugin.run_stash import STATE
 from pytest_mteval.run import record_sharing
 from pytest_mteval.run.record_sharing import shared_record
@@ -87,7 +87,7 @@ class Kept:
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         state = session.config.stash[STATE]
-        self.records = [(r, state.corpus.entries[r["index"]]) for r in state.records.values()]
+        self.records = [(r, state.corpus.entries[record_index(r)]) for r in state.records.values()]
 
 
 def test_records_from_xdist_workers_share_the_controllers_texts_and_words(

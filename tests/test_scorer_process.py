@@ -15,7 +15,7 @@ from conftest import CORPORA, METHODS
 from pytest_mteval.corpus import Entry
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
 from pytest_mteval.metrics.code_switching import CodeSwitching
-from pytest_mteval.metrics.entry_record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord, record_index, record_stats
 from pytest_mteval.plugin.run_stash import STATE
 from pytest_mteval.run import scorer_process
 from pytest_mteval.run.batch_scoring import BatchScoring
@@ -181,7 +181,7 @@ class Kept:
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         state = session.config.stash[STATE]
-        self.records = [(r, state.corpus.entries[r["index"]]) for r in state.records.values()]
+        self.records = [(r, state.corpus.entries[record_index(r)]) for r in state.records.values()]
 
 
 def card_without_timings(path: Path) -> dict[str, Any]:
@@ -228,7 +228,9 @@ def test_a_run_scored_beside_pytest_writes_the_card_of_a_run_scored_in_it(
         record["source"] is entry.source and record["expected"] is entry.reference
         for record, entry in kept.records
     )
-    assert len({id(x) for r, _ in kept.records for row in r["stats"].values() for x in row}) < 500
+    stats = [record_stats(r) or {} for r, _ in kept.records]
+    floats = {id(x) for families in stats for row in families.values() for x in row}
+    assert len(floats) < 500
     monkeypatch.setattr(scorer_process, "MIN_BATCHES", 10**9)
     here = pytester.runpytest(*args, f"--mteval-run-card={pytester.path / 'here.json'}")
     assert here.ret == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
-from pytest_mteval.cards.card_model import SPEC_ROW, SPEC_SCORES
+from pytest_mteval.cards.card_model import SPEC_SCORES
 from pytest_mteval.cards.exposure import exposure_record
 from pytest_mteval.cards.run_fingerprint import identity_fields, system_prompt
 from pytest_mteval.corpus import Dataset
@@ -14,7 +14,7 @@ from pytest_mteval.methods.harness_manifest import shim_note
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.catalog import family_definitions
-from pytest_mteval.metrics.entry_record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord, record_index, record_warnings
 from pytest_mteval.run.entry_selection import segments_record
 from pytest_mteval.run.method_args import public_config, secret_names
 from pytest_mteval.run.result_model import validate_method_fields
@@ -28,8 +28,6 @@ from pytest_mteval.scoring.aggregate import (
 )
 from pytest_mteval.scoring.run_judgement import group_composite, judge_run, statistics_of
 
-#: EntryRecord keys that are internal plumbing, not part of a result row.
-_INTERNAL: Final = frozenset({"stats", "index", "batch", "batch_warnings"})
 #: Hallucination findings across entries: evidence for the card, not scores.
 _HALLUCINATION_EVIDENCE: Final = (
     "hallucination_entries",
@@ -53,7 +51,7 @@ def build_card(
     method_card: MethodCard | None,
 ) -> dict[str, Any]:
     settings, corpus, config = state.settings, state.corpus, state.run_config
-    warnings = [w for r in records for w in r.get("batch_warnings") or ()]
+    warnings = [w for r in records for w in record_warnings(r)]
     prompt = _guarded(warnings, "system_prompt", "", lambda: system_prompt(state))
     identity = identity_fields(state, prompt)
     no_fields: dict[str, Any] = {}
@@ -141,7 +139,8 @@ def build_card(
             if state.metrics_not_computed
             else {}
         ),
-        "results": [_row(r) for r in sorted(records, key=lambda r: r["index"])],
+        # the kept records are the rows (run/kept_record.py): one dict per entry, not two
+        "results": sorted(records, key=record_index),
         "fingerprint": "",
         "run_card_hash": "",
     }
@@ -157,12 +156,6 @@ def _guarded(warnings: list[str], what: str, fallback: T, call: Callable[[], T])
     except Exception as exc:
         warnings.append(f"method {what}() failed: {type(exc).__name__}: {exc}")
         return fallback
-
-
-def _row(record: EntryRecord) -> dict[str, Any]:
-    row: dict[str, Any] = dict.fromkeys(SPEC_ROW)
-    row.update((k, v) for k, v in record.items() if k not in _INTERNAL)
-    return row
 
 
 def _tools(state: RunState) -> list[str]:

@@ -100,16 +100,6 @@ class Totals(BaseModel):
     cost_per_source_char: float | None = None
 
 
-#: The spec's row fields: null on a card's row where the entry has no value.
-SPEC_ROW: Final = (
-    *("entry_id", "source", "expected", "raw_predicted", "predicted", "segment"),
-    *("difficulty", "domain", "exact_match", "chrf_score", "bleu_score", "latency_s"),
-    *("cost_usd", "tool_call_count", "error", "plugin_metrics", "fst_valid"),
-    *("equivalent_match", "semantic_verdict", "code_switching_detected"),
-    "hallucination_detected",
-)
-
-
 class Flag(BaseModel):
     """A finding about the run as a whole (``scoring/guards.py``, the audit, the harness)."""
 

@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_mteval.metrics import sacre
+from pytest_mteval.metrics.entry_record import record_stats
 
 #: An entry record or a card's result row.
 Row = Mapping[str, Any]
@@ -72,7 +73,7 @@ def family_stats(row: Row, family: str) -> list[float]:
     Only the family asked for is computed: TER statistics cost twice chrF++ and BLEU together,
     and a composite needs chrF++ alone. An errored entry counts as an empty translation.
     """
-    stats = row.get("stats") or {}
+    stats = record_stats(row) or {}
     if family not in stats:
         predicted = row.get("predicted")
         if row.get("error") is not None or not isinstance(predicted, str):
@@ -95,7 +96,7 @@ class SacreFamily:
         return _table(
             [
                 stats[family]
-                if (stats := row.get("stats")) and family in stats
+                if (stats := record_stats(row)) and family in stats
                 else family_stats(row, family)
                 for row in rows
             ]

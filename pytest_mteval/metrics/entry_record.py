@@ -6,14 +6,15 @@ controller as a JSON string and is read back with ``json.loads``; a run has 10k-
 So it is a ``TypedDict`` (a plain dict at run time, no validation cost per entry) rather than a
 model, and every key any of our code reads is declared here with its type. Per-metric fields
 are optional: a metric that was not selected leaves none. A reference-harness report's entries
-are re-scored into the same shape by the same builder (``scoring/comparable_run.py``), and a card's
-result rows are records without the internal keys (``cards/build.py``).
+are re-scored into the same shape by the same builder (``scoring/comparable_run.py``). The run's
+process keeps each record as its card row (``KeptRecord``, ``run/kept_record.py``): the card's
+rows are the kept records themselves, the internal keys kept beside the row's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, NotRequired, cast
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final, NotRequired, cast
 
 from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
@@ -23,6 +24,16 @@ from pytest_mteval.metrics.match import exact_match
 
 #: Per family ("chrf", "bleu", "ter"), one segment's sacrebleu sufficient statistics.
 SegmentStats = dict[str, list[float]]
+
+
+#: The spec's row fields: null on a card's row where the entry has no value.
+SPEC_ROW: Final = (
+    *("entry_id", "source", "expected", "raw_predicted", "predicted", "segment"),
+    *("difficulty", "domain", "exact_match", "chrf_score", "bleu_score", "latency_s"),
+    *("cost_usd", "tool_call_count", "error", "plugin_metrics", "fst_valid"),
+    *("equivalent_match", "semantic_verdict", "code_switching_detected"),
+    "hallucination_detected",
+)
 
 
 @with_config(ConfigDict(extra="ignore"))  # kept, unchecked
@@ -156,6 +167,47 @@ def new_record(
         record["length_ratio"] = len(predicted) / len(expected) if expected else None
         record["stats"] = stats
     return record
+
+
+class KeptRecord(dict[str, Any]):
+    """A record as the run's process keeps it to the session's end (``run/kept_record.py``).
+
+    Its keys are its card row's, in the row's order, so that the card's row is this very dict:
+    one dict per entry at the peak of a large run's end, not a record and its row's copy. What
+    a row does not show rides beside the keys: read it with ``record_stats``,
+    ``record_index`` and ``record_warnings``, which read a record as made (or a row that
+    carries them) as well.
+    """
+
+    __slots__ = ("batch_warnings", "index", "stats")
+
+    def __init__(
+        self, row: Iterable[tuple[str, Any]], index: int, stats: SegmentStats | None
+    ) -> None:
+        super().__init__(row)
+        self.index = index
+        self.stats = stats
+        self.batch_warnings: list[str] = []
+
+
+def record_stats(record: Mapping[str, Any]) -> SegmentStats | None:
+    """A record's sacrebleu statistics, None where it has none (an errored entry)."""
+    if isinstance(record, KeptRecord):
+        return record.stats
+    stats: SegmentStats | None = record.get("stats")
+    return stats
+
+
+def record_index(record: Mapping[str, Any]) -> int:
+    """A record's position in the corpus."""
+    return record.index if isinstance(record, KeptRecord) else int(record["index"])
+
+
+def record_warnings(record: Mapping[str, Any]) -> list[str]:
+    """What the method warned about the record's batch (on the batch's first record)."""
+    if isinstance(record, KeptRecord):
+        return record.batch_warnings
+    return list(record.get("batch_warnings") or ())
 
 
 def as_records(rows: Iterable[Any]) -> list[EntryRecord]:

@@ -24,11 +24,12 @@ from pytest_mteval.cards.signing import sign
 from pytest_mteval.methods.audit import audit_flags
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import MethodResult
-from pytest_mteval.metrics.entry_record import EntryRecord
+from pytest_mteval.metrics.entry_record import EntryRecord, record_index
 from pytest_mteval.review.sealed_sample import seal_review_sample
 from pytest_mteval.run.cache import cache_totals
 from pytest_mteval.run.entry_ledger import incompleteness
 from pytest_mteval.run.entry_scoring import build_record
+from pytest_mteval.run.kept_record import kept
 from pytest_mteval.run.redaction import redact_card
 from pytest_mteval.run.run_state import RunState
 
@@ -70,9 +71,9 @@ def finish_run(
     gets an errored row, the card says it is incomplete, and the gate refuses to pass it.
     """
     for key, reason in (missing or {}).items():
-        state.records[key] = lost_record(state, key, reason)
+        state.records[key] = kept(lost_record(state, key, reason))
     # corpus order, whatever order workers reported in: resampling depends on it
-    records = sorted(state.records.values(), key=lambda record: int(record["index"]))
+    records = sorted(state.records.values(), key=record_index)
     card = build_card(state, records, run_id, timestamp, elapsed_s, method_card)
     incomplete = incompleteness(missing or {})
     card["complete"] = incomplete is None

@@ -59,5 +59,7 @@ def pytest_mteval_run_card(card: dict[str, Any], config: pytest.Config) -> None:
     """Observe or extend the run card before it is hashed and written.
 
     Implementations may add keys (preferably under ``extensions``) or read the card; the
-    card's hash is computed after every implementation has run.
+    card's hash is computed after every implementation has run. The card's ``results`` rows
+    are the run's own records (``run/kept_record.py``): a change to a row is one to the record
+    that the run's later reports (the HTML page, ``--mteval-compare``) read too.
     """

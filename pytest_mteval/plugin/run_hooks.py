@@ -27,6 +27,7 @@ from pytest_mteval.plugin.xdist_internals import is_worker
 from pytest_mteval.plugin.xdist_workers import WorkerAccounting, batch_scheduler, hand_gateway_to
 from pytest_mteval.run.dry_run import estimate, write_estimate
 from pytest_mteval.run.entry_ledger import Ledger
+from pytest_mteval.run.kept_record import kept, on_the_wire
 from pytest_mteval.run.run_state import RunState
 
 
@@ -153,7 +154,8 @@ class ActiveRun:
             if record is not None and is_worker(self.config):
                 # To the controller as one JSON string: xdist's wire format (execnet) encodes
                 # nested builtins in pure Python, five times slower than the C JSON encoder.
-                report.mteval_record = json.dumps(record, ensure_ascii=False)  # type: ignore[attr-defined]
+                wire = on_the_wire(record)
+                report.mteval_record = json.dumps(wire, ensure_ascii=False)  # type: ignore[attr-defined]
             elif record is not None:
                 report.mteval_record = record  # type: ignore[attr-defined]
         return report
@@ -172,7 +174,7 @@ class ActiveRun:
         if found is None or report.when != "call" or is_worker(self.config):
             return  # on a worker the JSON travels on to the controller with the report
         # A worker's record arrives as JSON: copies of its texts, shared once decoded.
-        record = self.state.adopted(json.loads(found)) if isinstance(found, str) else found
+        record = kept(self.state.adopted(json.loads(found))) if isinstance(found, str) else found
         self.state.records[record["entry_id"]] = record
         # The record is the run's, not the report's: plugins that keep or serialise reports
         # (pytest-reportlog, xdist's looponfail, a conftest) never see a secret run's texts,

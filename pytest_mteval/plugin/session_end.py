@@ -20,6 +20,7 @@ from pytest_mteval.cards.runcard import built
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.history.finished_session import compare_lines, record_and_prune
 from pytest_mteval.methods.manifest import MethodCard
+from pytest_mteval.metrics.entry_record import record_index
 from pytest_mteval.plugin.end_run import (
     FinishedRun,
     baseline_message,
@@ -133,7 +134,7 @@ def _history(run: Evaluation) -> None:
     settings = run.state.settings
     card = built(run.finished.card)  # the sealed card, as the model its readers take
     if settings.compare:
-        records = sorted(run.state.records.values(), key=lambda r: int(r["index"]))
+        records = sorted(run.state.records.values(), key=record_index)
         base = run.config.invocation_params.dir
         run.history_lines = compare_lines(runs_dir, settings.compare, base, card, records)
     path = Path(run.finished.card_path)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Final, cast
 
 from pytest_mteval.corpus import Corpus
-from pytest_mteval.metrics.entry_record import EntryRecord, as_records
+from pytest_mteval.metrics.entry_record import EntryRecord, as_records, record_stats
 from pytest_mteval.run.secret_corpus import MAGIC
 from pytest_mteval.scoring.comparable_run import row_stats
 
@@ -84,7 +84,7 @@ def redact_card(
     dropped: set[str] = set()
     rows = card.get("results") or []
     quoted = _Quoted(_texts(rows))
-    stats = {str(r.get("entry_id")): r.get("stats") for r in records if r.get("stats")}
+    stats = {str(r.get("entry_id")): found for r in records if (found := record_stats(r))}
     card["results"] = [
         redact_row({**row, "stats": stats.get(str(row.get("entry_id")))}, dropped) for row in rows
     ]

@@ -25,6 +25,7 @@ from pytest_mteval.run.batch_scoring import BatchScoring
 from pytest_mteval.run.batch_translation import MethodRunner
 from pytest_mteval.run.batches import BatchTranslator
 from pytest_mteval.run.entry_scoring import build_record, score_batches
+from pytest_mteval.run.kept_record import kept
 from pytest_mteval.run.method_traceback import BatchFailure
 from pytest_mteval.run.record_sharing import shared_record
 from pytest_mteval.run.redaction import Secrecy
@@ -162,7 +163,7 @@ class RunState:
         if warnings:  # on a record, so that they reach the controller under xdist too
             records[0]["batch_warnings"] = [f"batch {batch}: {w}" for w in warnings]
         for record in records:
-            self._local[record["entry_id"]] = record
+            self._local[record["entry_id"]] = kept(record)
 
     def _scored(self, batch: int, results: dict[str, MethodResult]) -> list[EntryRecord]:
         """The batch's records, every selected metric scored (here or in the scorer process)."""
