@@ -9,6 +9,7 @@ import re
 import hfst
 import pytest
 from conftest import CORPORA, METHODS, link_resources
+from sacrebleu.metrics import CHRF
 
 from pytest_mteval.scoring import composite as scoring
 
@@ -120,6 +121,15 @@ def test_breakdowns_cover_every_entry(pytester):
         groups = scores[name]
         assert sum(g["count"] for g in groups.values()) == scores["total"]
         assert all("composite" in g and "chrf_plus_plus" in g for g in groups.values())
+    for domain, group in scores["by_domain"].items():
+        rows = [r for r in card["results"] if str(r["domain"] or "unknown") == domain]
+        assert group["errors"] == sum(r["error"] is not None for r in rows)
+        assert group["exact_match_rate"] == sum(bool(r["exact_match"]) for r in rows) / len(rows)
+        # sacrebleu's own corpus chrF++ over the group's outputs, not our summed statistics
+        chrf = CHRF(word_order=2).corpus_score(
+            [r["predicted"] or "" for r in rows], [[r["expected"] for r in rows]]
+        )
+        assert group["chrf_plus_plus"] == pytest.approx(chrf.score, abs=1e-9)
 
 
 METRIC_PLUGIN = """

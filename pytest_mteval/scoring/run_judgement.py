@@ -83,10 +83,7 @@ def group_composite(
     """The composite of a group of entries (a difficulty tier, a domain...): the run's
     per-entry statistics restricted to the group's ``positions``."""
     rows = list(positions)
-    values = dict(
-        stats.point_values(
-            {name: stats.Statistic(s.rows[rows], s.finalize) for name, s in statistics.items()},
-            {},
-        )
-    )
+    # one statistic's rows of the group at a time: a group may be the whole run, and copies of
+    # every statistic's table at once were the peak of a large run's end
+    values = {name: s.value(list(s.rows[rows].sum(axis=0))) for name, s in statistics.items()}
     return scoring.composite({m: values.get(m) for m in scoring.weights(profile)}, profile)
