@@ -15,6 +15,7 @@ from pytest_mteval.metrics.entry_record import (
     SPEC_ROW,
     EntryRecord,
     new_record,
+    record_family_stats,
     record_index,
     record_stats,
     record_warnings,
@@ -44,9 +45,28 @@ def test_a_kept_record_is_the_row_in_the_rows_key_order_with_its_plumbing_beside
     assert list(row) == expected_keys
     assert all(row[k] == record[k] for k in record if k not in PLUMBING)  # type: ignore[literal-required]
     assert record_index(row) == 3
-    assert record_stats(row) is record["stats"]
+    assert record_stats(row) == record["stats"]
     assert record_warnings(row) == ["batch 0: slow"]
     assert kept(row) is row  # kept once
+
+
+def test_a_kept_records_statistics_read_family_by_family_as_a_made_records_do():
+    record = made()
+    row = kept(record)
+    stats = record["stats"]
+    assert stats is not None
+    assert list(stats) == ["chrf", "bleu", "ter"]
+    for family, values in stats.items():
+        for either in (record, row):
+            found = record_family_stats(either, family)
+            assert found is not None
+            assert list(found) == values
+            assert all(a is b for a, b in zip(found, values, strict=True))  # the same floats
+    assert record_family_stats(row, "meteor") is None
+    errored = new_record("9", "a source", "a reference", None, "failed")
+    assert record_stats(kept(errored)) is None
+    assert record_family_stats(kept(errored), "chrf") is None
+    assert record_family_stats(errored, "chrf") is None
 
 
 def test_a_kept_record_crosses_processes_whole():

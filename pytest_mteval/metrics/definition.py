@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_mteval.metrics import sacre
-from pytest_mteval.metrics.entry_record import record_stats
+from pytest_mteval.metrics.entry_record import record_family_stats
 
 #: An entry record or a card's result row.
 Row = Mapping[str, Any]
@@ -73,13 +73,13 @@ def family_stats(row: Row, family: str) -> list[float]:
     Only the family asked for is computed: TER statistics cost twice chrF++ and BLEU together,
     and a composite needs chrF++ alone. An errored entry counts as an empty translation.
     """
-    stats = record_stats(row) or {}
-    if family not in stats:
+    own = record_family_stats(row, family)
+    if own is None:
         predicted = row.get("predicted")
         if row.get("error") is not None or not isinstance(predicted, str):
             predicted = ""
         return sacre.family_segment_stats(family, predicted, str(row.get("expected")))
-    return list(stats[family])
+    return list(own)
 
 
 @dataclass(frozen=True)
@@ -95,8 +95,8 @@ class SacreFamily:
         family = self.family
         return _table(
             [
-                stats[family]
-                if (stats := record_stats(row)) and family in stats
+                own
+                if (own := record_family_stats(row, family)) is not None
                 else family_stats(row, family)
                 for row in rows
             ]
