@@ -77,7 +77,9 @@ class EntryRecord(ResultRow):
     every card, older ones' included) and the keys a row does not carry. ``new_record`` sets
     every key of a row, whether the row's type requires it or not."""
 
-    #: Position in the corpus and batch number: internal, not on the card's rows.
+    #: Position in the corpus, batch number and statistics: internal, not on the card's rows.
+    #: A kept record (``KeptRecord``) holds them beside its keys, not as keys: read them with
+    #: ``record_index`` and ``record_stats`` / ``record_family_stats``, never by key.
     index: int
     batch: int
     stats: SegmentStats | None
