@@ -18,6 +18,8 @@ import pytest
 # second time (numpy) refuses to load: import them here, once, before any inner session.
 import pytest_mteval.plugin.run_hooks
 import pytest_mteval.plugin.sweep_option  # noqa: F401
+from pytest_mteval.metrics.entry_record import record_index
+from pytest_mteval.plugin.run_stash import STATE
 
 REPO = Path(__file__).resolve().parents[1]
 CORPORA = REPO / "corpora"
@@ -116,3 +118,15 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     if not pluginmanager.has_plugin("asyncio"):
         for key in ("asyncio_mode", "asyncio_default_fixture_loop_scope"):
             parser.addini(key, "pytest-asyncio's, when it is installed (the dev extra)")
+
+
+class KeptRecords:
+    """A plugin keeping the run's records beside their corpus entries, at the session's end
+    (in the controller, under xdist)."""
+
+    def __init__(self) -> None:
+        self.records: list[tuple[Any, Any]] = []
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        state = session.config.stash[STATE]
+        self.records = [(r, state.corpus.entries[record_index(r)]) for r in state.records.values()]

@@ -4,14 +4,12 @@ values (the card is unchanged), not copies of their own per entry."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
-from conftest import METHODS, envelope, flores_entries
+from conftest import METHODS, KeptRecords, envelope, flores_entries
 
 from pytest_mteval.corpus import Entry
-from pytest_mteval.metrics.entry_record import EntryRecord, new_record, record_index
-from pytest_mteval.plugin.run_stash import STATE
+from pytest_mteval.metrics.entry_record import EntryRecord, new_record
 from pytest_mteval.run import record_sharing
 from pytest_mteval.run.record_sharing import shared_record
 
@@ -79,23 +77,12 @@ def test_words_past_the_bound_keep_their_own_objects(monkeypatch: pytest.MonkeyP
     assert one["leaked_tokens"] == two["leaked_tokens"] == ["kept", "fresh"]
 
 
-class Kept:
-    """The records the controller keeps, beside their corpus entries, at the session's end."""
-
-    def __init__(self) -> None:
-        self.records: list[tuple[Any, Any]] = []
-
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        state = session.config.stash[STATE]
-        self.records = [(r, state.corpus.entries[record_index(r)]) for r in state.records.values()]
-
-
 def test_records_from_xdist_workers_share_the_controllers_texts_and_words(
     pytester: pytest.Pytester,
 ):
     corpus = pytester.path / "forty.json"
     corpus.write_text(json.dumps(envelope(flores_entries(40)), ensure_ascii=False), "utf-8")
-    kept = Kept()
+    kept = KeptRecords()
     result = pytester.runpytest(
         f"--mteval-corpus={corpus}",
         f"--mteval-method={METHODS / 'identity'}",

@@ -10,13 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPORA, METHODS
+from conftest import CORPORA, METHODS, KeptRecords
 
 from pytest_mteval.corpus import Entry
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
 from pytest_mteval.metrics.code_switching import CodeSwitching
-from pytest_mteval.metrics.entry_record import EntryRecord, record_index, record_stats
-from pytest_mteval.plugin.run_stash import STATE
+from pytest_mteval.metrics.entry_record import EntryRecord, record_stats
 from pytest_mteval.run import scorer_process
 from pytest_mteval.run.batch_scoring import BatchScoring
 from pytest_mteval.run.batches import BatchTranslator
@@ -173,17 +172,6 @@ def test_where_the_scorer_is_used():
     )
 
 
-class Kept:
-    """Keeps the run's records beside their corpus entries, at the session's end."""
-
-    def __init__(self) -> None:
-        self.records: list[tuple[Any, Any]] = []
-
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        state = session.config.stash[STATE]
-        self.records = [(r, state.corpus.entries[record_index(r)]) for r in state.records.values()]
-
-
 def card_without_timings(path: Path) -> dict[str, Any]:
     card = json.loads(path.read_text(encoding="utf-8"))
     for key in ("run_id", "timestamp", "elapsed_seconds", "run_card_hash", "fingerprint"):
@@ -206,7 +194,7 @@ def test_a_run_scored_beside_pytest_writes_the_card_of_a_run_scored_in_it(
         forks.append(self.pid)
 
     monkeypatch.setattr(ScorerProcess, "__init__", counted)
-    kept = Kept()
+    kept = KeptRecords()
     corpus = CORPORA / "eng-sme-tatoeba-dev.json"
     args = [
         f"--mteval-corpus={corpus}",
