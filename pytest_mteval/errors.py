@@ -16,6 +16,14 @@ class MtevalError(Exception):
         return _one_line(super().__str__())
 
 
+class ManifestError(MtevalError):
+    """A method.json or method card that cannot be used; the message names file and field."""
+
+
+class MethodLoadError(MtevalError):
+    """A method that cannot be found or built; the message says which and why."""
+
+
 class SettingsError(MtevalError):
     """An option value that cannot be used; the message names the option. Raised by the
     pytest layer reading options and by the floors below it checking them at start."""

@@ -4,11 +4,19 @@ runner behind."""
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
 import sys
 import time
+from pathlib import Path
 
+from pytest_mteval.methods.loader import find_method
 from pytest_mteval.run.isolation import Isolation
+from pytest_mteval.run.method_ref import method_ref
 from pytest_mteval.run.runner_client import Launch, RunnerProcess
+
+HARNESS_PLUGIN = Path(__file__).parent / "data" / "reference-harness" / "method_plugin_passthrough"
 
 #: A runner that says hello and waits for its start message, as the Python runner does.
 _RUNNER = [sys.executable, "-m", "pytest_mteval.run.runner_main"]
@@ -28,3 +36,37 @@ def test_a_run_refused_before_its_runner_was_used_stops_that_runner() -> None:
     isolation.close()
     assert process.proc.poll() is not None
     assert isolation._launched is None
+
+
+#: What the harness needs and a runner does not: the manifest's and cards' models (pydantic),
+#: scoring (sacrebleu, numpy).
+_HEAVY = ("pydantic", "sacrebleu", "numpy")
+_BOOT = """
+import json, sys
+from pytest_mteval.run import runner_main
+from pytest_mteval.methods.protocol import RunConfig
+method = runner_main.build_method(json.loads(sys.argv[1]), RunConfig())
+print(json.dumps([type(method).__name__, sorted(
+    {name.split(".")[0] for name in sys.modules} & set(json.loads(sys.argv[2])))]))
+"""
+
+
+def test_a_runner_builds_a_folder_method_from_the_harness_reading_of_its_manifest(
+    tmp_path: Path,
+) -> None:
+    """The runner imports the entry point the harness read and checked, and applies the
+    reference harness's shim the manifest asks for, without loading the manifest's models
+    itself: it boots in half the time, while the harness builds its metrics."""
+    plugin = tmp_path / "plugin"
+    shutil.copytree(HARNESS_PLUGIN, plugin)
+    ref = method_ref(find_method(str(plugin), tmp_path, {}, load=False))
+    assert ref["harness_shim"] is True
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", _BOOT, json.dumps(ref), json.dumps(_HEAVY)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    built, heavy = json.loads(done.stdout)
+    assert built == "HarnessPluginMethod"  # the shim around the plugin's own class
+    assert heavy == []

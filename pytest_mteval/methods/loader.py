@@ -1,31 +1,21 @@
-"""Find a method by folder or by registered name, and build it.
-
-A folder's entry point is imported from that folder only: ``module:Class`` names a file inside
-it, never something elsewhere on ``sys.path``, so a method cannot silently run other code.
-"""
+"""Find a method by folder or by registered name, and build it (a folder's entry point:
+``methods/entry_point.py``)."""
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from pytest_mteval.errors import MtevalError
+from pytest_mteval.errors import MethodLoadError as MethodLoadError
 from pytest_mteval.methods.code_hash import code_record
+from pytest_mteval.methods.entry_point import build_instance, entry_point_file, import_entry_point
 from pytest_mteval.methods.harness_manifest import shim_note
-from pytest_mteval.methods.harness_plugin import HarnessPluginMethod
-from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
+from pytest_mteval.methods.manifest import MethodManifest, load_manifest
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 
 MethodFactory = Callable[[RunConfig], TranslationMethod]
-
-
-class MethodLoadError(MtevalError):
-    """A method that cannot be found or built; the message says which and why."""
 
 
 @dataclass(frozen=True)
@@ -132,58 +122,11 @@ def load_folder(
         if runtime != "command":
             entry_point_file(folder, entry, runtime)
         return MethodSource(name, folder, manifest, _runs_elsewhere, distribution, code, **chosen)
-    cls = _import_entry_point(folder, entry)
-    factory: MethodFactory = lambda _config: _build(cls)  # noqa: E731
-    if shim_note(manifest.model_extra):  # a reference-harness plugin, run through the shim
-        factory = lambda _config: HarnessPluginMethod(_build(cls))  # noqa: E731
+    cls = import_entry_point(folder, entry)
+    shim = bool(shim_note(manifest.model_extra))  # a reference-harness plugin, run through it
+    factory: MethodFactory = lambda _config: build_instance(cls, shim)  # noqa: E731
     return MethodSource(name, folder, manifest, factory, distribution, code, **chosen)
 
 
 def _runs_elsewhere(_config: RunConfig) -> TranslationMethod:
     raise MethodLoadError("this method is built in its runner process, not in the harness")
-
-
-def entry_point_file(folder: Path, entry: str, runtime: str = "python") -> Path:
-    """The file an entry point names (a python module, a node file), checked to be inside
-    ``folder``."""
-    if runtime == "python":
-        module_name = entry.partition(":")[0]
-        file = folder.joinpath(*module_name.split(".")).with_suffix(".py")
-    else:
-        file = folder / entry
-    where = f"{folder / 'method.json'}: entry point {entry!r} ({runtime})"
-    if not file.resolve().is_relative_to(folder) or not file.is_file():
-        raise ManifestError(f"{where}: {file.name} is not a module inside {folder}")
-    return file
-
-
-def _import_entry_point(folder: Path, entry: str) -> type:
-    module_name, _, class_name = entry.partition(":")
-    file = entry_point_file(folder, entry)
-    where = f"{folder / 'method.json'}: entry point {entry!r}"
-    unique = "mteval_method_" + hashlib.sha256(str(file).encode()).hexdigest()[:12]
-    spec = importlib.util.spec_from_file_location(unique, file)
-    if spec is None or spec.loader is None:
-        raise ManifestError(f"{where}: cannot import {file}")
-    module = importlib.util.module_from_spec(spec)
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))  # the method's own helper modules
-    sys.modules[unique] = module
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:
-        raise MethodLoadError(f"{file}: importing the method failed: {exc!r}") from None
-    cls = getattr(module, class_name, None)
-    if not isinstance(cls, type):
-        raise ManifestError(f"{where}: {module_name} has no class {class_name!r}")
-    if not callable(getattr(cls, "translate", None)):
-        raise ManifestError(f"{where}: {class_name} has no translate(entries, config) method")
-    return cls
-
-
-def _build(cls: type) -> TranslationMethod:
-    try:
-        method = cls()
-    except Exception as exc:
-        raise MethodLoadError(f"building {cls.__name__}() failed: {exc!r}") from None
-    return method  # type: ignore[no-any-return]

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from pytest_mteval.errors import MtevalError
+from pytest_mteval.errors import ManifestError as ManifestError
 from pytest_mteval.json_files import read_json
 from pytest_mteval.languages import canonical
 from pytest_mteval.methods.harness_manifest import is_harness_manifest, mapped_manifest
@@ -27,10 +27,6 @@ NODE_ENTRY = r"^(?!/)(?!.*(?:^|/)\.\.(?:/|$))[\w./-]+\.(?:js|cjs|mjs)$"
 MethodClass = Literal["raw-llm", "coached-llm", "pipeline", "custom-plugin", "api", "human"]
 DependencyClass = Literal["S", "O", "A1", "A2", "X"]
 DEPENDENCY_ORDER: tuple[DependencyClass, ...] = ("S", "O", "A1", "A2", "X")
-
-
-class ManifestError(MtevalError):
-    """A method.json or method card that cannot be used; the message names file and field."""
 
 
 class Dependency(BaseModel):

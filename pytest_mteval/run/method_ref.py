@@ -13,10 +13,15 @@ import importlib
 import importlib.util
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_mteval.methods.loader import MethodLoadError, MethodSource, find_method
+from pytest_mteval.errors import MethodLoadError
+from pytest_mteval.methods.entry_point import build_instance, import_entry_point
+from pytest_mteval.methods.harness_manifest import shim_note
 from pytest_mteval.methods.protocol import DescribesPrompt, RunConfig, TranslationMethod
+
+if TYPE_CHECKING:  # the runner process never loads the manifest's models (entry_point.py)
+    from pytest_mteval.methods.loader import MethodSource
 
 MethodRef = dict[str, Any]
 
@@ -27,7 +32,12 @@ def method_ref(source: MethodSource) -> MethodRef:
     if isinstance(entry_point, str):  # an installed package's class: importable by name
         return {"kind": "entry_point", "value": entry_point}
     if source.directory is not None and source.manifest is not None:
-        return {"kind": "folder", "path": str(source.directory)}
+        # the entry point as the harness read and checked it: the runner imports it without
+        # reading method.json again (nor hashing the code again)
+        entry = source.entry_point or source.manifest.entry_for(source.runtime)
+        shim = bool(shim_note(source.manifest.model_extra))
+        return {"kind": "folder", "path": str(source.directory), "entry_point": entry,
+                "harness_shim": shim}  # fmt: skip
     factory = source.factory
     module_name = getattr(factory, "__module__", None)
     qualname = getattr(factory, "__qualname__", "")
@@ -47,8 +57,8 @@ def method_ref(source: MethodSource) -> MethodRef:
 def build_method(ref: MethodRef, config: RunConfig) -> TranslationMethod:
     """Inside the runner: import and construct the method named by ``ref``."""
     if ref.get("kind") == "folder":
-        source = find_method(str(ref["path"]), Path("/"), {})
-        return source.factory(config)
+        cls = import_entry_point(Path(str(ref["path"])).resolve(), str(ref["entry_point"]))
+        return build_instance(cls, bool(ref.get("harness_shim")))
     if ref.get("kind") == "entry_point":
         for path in ref.get("sys_path") or []:  # the sandbox runs Python isolated (-I)
             if path not in sys.path:
