@@ -4,13 +4,14 @@ the texts the table was given."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
 import pytest
 
 from pytest_mteval.metrics.text import words
-from pytest_mteval.metrics.word_frequencies import ZipfTable
+from pytest_mteval.metrics.word_frequencies import ZipfTable, packed_bands
 
 wordfreq = pytest.importorskip("wordfreq")
 #: wordfreq's function itself, whatever a test counts through it.
@@ -86,3 +87,19 @@ def test_without_texts_every_answer_is_wordfreqs_own(counted_fallbacks: list[str
     assert table.zipf("Song") == direct("Song", "de") > 4
     assert table.zipf("qqqzzzx") == 0.0
     assert counted_fallbacks == ["Song", "qqqzzzx"]
+
+
+@pytest.mark.parametrize("language", ["en", "ar", "fr"])
+def test_the_packed_list_reads_as_wordfreqs_own_reader_reads_it(language: str) -> None:
+    path = wordfreq.available_languages()[language]
+    bands = packed_bands(path)
+    assert [[word.decode("utf-8") for word in band] for band in bands] == wordfreq.read_cBpack(path)
+
+
+def test_a_file_that_is_not_a_packed_list_is_refused_by_name(tmp_path: Path) -> None:
+    import msgpack
+
+    forged = tmp_path / "large_xx.msgpack.gz"
+    forged.write_bytes(gzip.compress(msgpack.packb([{"format": "cB", "version": 2}, ["word"]])))
+    with pytest.raises(ValueError, match=r"large_xx\.msgpack\.gz: not a wordfreq cBpack"):
+        packed_bands(str(forged))

@@ -5,7 +5,10 @@ wordfreq's dictionary of a whole language.
 320,000 entries for English, 0.26 s and 620,000 for Arabic, in every process), where the
 code-switching detector asks only about words of the corpus's sources. A ``ZipfTable`` looks up
 the tokens of those texts in the packed list instead, one C-level set intersection per
-frequency band, and scores a word by wordfreq's own formula (its ``_word_frequency``: tokens
+frequency band. It reads the list's bands as UTF-8 bytes, never decoding its words into
+strings, and intersects them with the tokens encoded alike: half the time of wordfreq's own
+``read_cBpack`` (0.075 s against 0.15 s for Arabic), on the critical path of a small run's
+start. It scores a word by wordfreq's own formula (its ``_word_frequency``: tokens
 combined by 1/f = sum of 1/f_i, a digit sequence weighted by wordfreq's digit distribution,
 rounded to three significant digits, then to 0.01 Zipf). A word with a token outside those
 texts is handed to ``wordfreq.zipf_frequency`` itself, so every answer is wordfreq's;
@@ -49,11 +52,12 @@ class ZipfTable:
         self._asked = frozenset(wanted)
         if not wanted:
             return
-        bands = wordfreq.read_cBpack(wordfreq.available_languages()[self.language])
-        for index, band in enumerate(bands):
-            found = wanted.intersection(band)
+        encoded = {word.encode("utf-8"): word for word in wanted}
+        for index, band in enumerate(packed_bands(wordfreq.available_languages()[self.language])):
+            found = encoded.keys() & band
             if found:
-                self._freqs.update(dict.fromkeys(found, wordfreq.cB_to_freq(-index)))
+                freq = wordfreq.cB_to_freq(-index)
+                self._freqs.update((encoded[key], freq) for key in found)
 
     def load(self) -> None:
         """Read the list now (once): where a word will be asked about soon, the scorer process
@@ -91,6 +95,25 @@ class ZipfTable:
             one_over += 1.0 / freq
         unrounded = max(1.0 / one_over, _MINIMUM)
         return _to_zipf(round(unrounded, math.floor(-math.log(unrounded, 10)) + 3))
+
+
+def packed_bands(path: str) -> list[list[bytes]]:
+    """The frequency bands of a wordfreq cBpack file (gzipped msgpack: a header, then band
+    ``i`` holding the words of -i centibels), each word as its UTF-8 bytes."""
+    import gzip
+
+    import msgpack
+
+    with open(path, "rb") as packed:
+        data = msgpack.unpackb(gzip.decompress(packed.read()), raw=True)
+    header = data[0] if isinstance(data, list) and data else None
+    if (
+        not isinstance(header, dict)
+        or header.get(b"format") != b"cB"
+        or header.get(b"version") != 1
+    ):
+        raise ValueError(f"{path}: not a wordfreq cBpack file (header {header!r})")
+    return data[1:]  # type: ignore[no-any-return]
 
 
 def _to_zipf(freq: float) -> float:
