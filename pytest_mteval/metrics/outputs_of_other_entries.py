@@ -63,6 +63,28 @@ def _features(text: str) -> set[str]:
     return found
 
 
+#: The postings of a feature found in more than MAX_DOCUMENT_FREQUENCY references: dropped as
+#: the index is built, since no search reads them (a large run's most common words would
+#: otherwise hold most of the index: tens of MB at the end of a run of 100 k entries).
+_TOO_COMMON: list[int] = []
+
+
+def _index(references: Iterable[str]) -> dict[str, list[int]]:
+    """Feature -> the rows whose references have it, for features rare enough to search by."""
+    index: dict[str, list[int]] = {}
+    for j, reference in enumerate(references):
+        for feature in _features(reference):
+            postings = index.get(feature)
+            if postings is None:
+                index[feature] = [j]
+            elif postings is not _TOO_COMMON:
+                if len(postings) < MAX_DOCUMENT_FREQUENCY:
+                    postings.append(j)
+                else:
+                    index[feature] = _TOO_COMMON
+    return index
+
+
 def _candidates(index: dict[str, list[int]], text: str, exclude: int) -> list[int]:
     """The rows whose references share the most index features with ``text``, among those
     sharing at least half of its rarer features (a Dice of 0.9 is out of reach below that)."""
@@ -70,7 +92,7 @@ def _candidates(index: dict[str, list[int]], text: str, exclude: int) -> list[in
     counted = 0
     for feature in _features(text):
         postings = index.get(feature, ())
-        if len(postings) <= MAX_DOCUMENT_FREQUENCY:
+        if postings is not _TOO_COMMON:
             shared.update(postings)
             counted += 1
     shared.pop(exclude, None)
@@ -85,10 +107,7 @@ def _own_similarity(predicted: str, own: Iterable[str]) -> float:
 def fits_other_reference(records: Sequence[EntryRecord]) -> dict[str, str]:
     """Entry id -> id of the entry whose reference its output (nearly) is."""
     rows = [r for r in records if r.get("predicted") and r.get("expected")]
-    index: dict[str, list[int]] = defaultdict(list)
-    for j, row in enumerate(rows):
-        for feature in _features(str(row["expected"])):
-            index[feature].append(j)
+    index = _index(str(row["expected"]) for row in rows)
     found = {}
     for i, row in enumerate(rows):
         predicted = str(row["predicted"])
