@@ -91,8 +91,10 @@ def _candidates(index: dict[str, list[int]], text: str, exclude: int) -> list[in
     shared: Counter[int] = Counter()
     counted = 0
     for feature in _features(text):
-        postings = index.get(feature, ())
-        if postings is not _TOO_COMMON:
+        postings = index.get(feature)
+        if postings is None:  # in no reference: counted, pointing nowhere
+            counted += 1
+        elif postings is not _TOO_COMMON:
             shared.update(postings)
             counted += 1
     shared.pop(exclude, None)
