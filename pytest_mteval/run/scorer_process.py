@@ -6,9 +6,10 @@ A run of many batches now scores in a child forked from the run's own process as
 metrics are built, so the child holds the same corpus and the same built metrics (nothing
 rebuilt, nothing sent but the translations). While the parent waits for the method's runner to
 boot, the child loads what the metrics will need (``prepare()``: the code-switching detector's
-word lists, 0.2-0.4 s a language); then, while pytest reports the items of one batch, the child
-scores the next. The child's records are what the same code makes in the run's process, so a
-card is the same byte for byte (tests/test_scorer_process.py compares the two).
+word lists, wordfreq's import and 0.03-0.08 s a language); then, while pytest reports the
+items of one batch, the child scores the next. The child's records are what the same code
+makes in the run's process, so a card is the same byte for byte (tests/test_scorer_process.py
+compares the two).
 
 Where it is used (``ScorerProcess.wanted``): on Linux (fork), in a run of at least
 ``MIN_BATCHES`` batches that is not an xdist worker (the workers use the cores), whose method
