@@ -11,6 +11,8 @@
     empty tests, timed in the same rounds;
 (c) one trivial test with the plugin against ``-p no:mteval``: <= 1.1x;
 (d) the reference harness's 200-entry corpus, whole process, against a one-test run: <= 1.6x;
+    beside it, the same run without the code-switching word lists, without the sandbox, and
+    without either, each against the one-test run (what each default part costs);
 (e) peak RSS at ten times the entries of (a) against as many empty parametrized tests: <= 1.3x.
 
 Commands that are compared run alternately, round after round, and each keeps its best wall
@@ -164,6 +166,15 @@ def target_c(runs: int) -> None:
     _line("c: one trivial test, plugin unused", wall, "<= 1.1x -p no:mteval", wall <= 1.1, detail)
 
 
+#: The 200-entry run of (d) again without one of its default parts, to show what each costs
+#: against the one-test run: the code-switching word lists, the sandboxed runner, both.
+_WITHOUT: dict[str, list[str]] = {
+    "without the word lists": ["--mteval-skip-metric=code_switching"],
+    "without the sandbox": ["--mteval-sandbox=none"],
+    "without either": ["--mteval-skip-metric=code_switching", "--mteval-sandbox=none"],
+}
+
+
 def target_d(folder: Path, runs: int) -> None:
     test = folder / "one" / "test_one.py"
     test.parent.mkdir()
@@ -173,11 +184,14 @@ def target_d(folder: Path, runs: int) -> None:
     corpus.write_bytes(HARNESS_CORPUS.read_bytes())
     harness = pytest_command(folder, corpus, 0)
     measure([*harness, "--collect-only"], folder)
-    best = best_alternating(runs, {"one": one, "harness": harness}, folder)
+    commands = {"one": one, "harness": harness}
+    commands.update({name: [*harness, *extra] for name, extra in _WITHOUT.items()})
+    best = best_alternating(runs, commands, folder)
     ratio = best["harness"].wall_s / best["one"].wall_s
     detail = f"one test {best['one'].wall_s:.2f} s; {_cpu(best['harness'], best['one'])}"
+    parts = ", ".join(f"{name} {best[name].wall_s / best['one'].wall_s:.2f}x" for name in _WITHOUT)
     label = "d: 200-entry harness corpus, whole process"
-    _line(label, ratio, "<= 1.6x one test", ratio <= 1.6, detail)
+    _line(label, ratio, "<= 1.6x one test", ratio <= 1.6, f"{detail}; the same run {parts}")
 
 
 def target_e(folder: Path, entries: int) -> None:
