@@ -5,16 +5,23 @@ runner behind."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
+from conftest import envelope, flores_entries
+from methods_for_tests import write_probe
+
 from pytest_mteval.methods.loader import find_method
 from pytest_mteval.run.isolation import Isolation
 from pytest_mteval.run.method_ref import method_ref
 from pytest_mteval.run.runner_client import Launch, RunnerProcess
+
+pytest_plugins = ["pytester"]
 
 HARNESS_PLUGIN = Path(__file__).parent / "data" / "reference-harness" / "method_plugin_passthrough"
 
@@ -70,3 +77,34 @@ def test_a_runner_builds_a_folder_method_from_the_harness_reading_of_its_manifes
     built, heavy = json.loads(done.stdout)
     assert built == "HarnessPluginMethod"  # the shim around the plugin's own class
     assert heavy == []
+
+
+#: Method code that only the runner process meets (the harness checks the entry point's file,
+#: not its code): each refuses the run in one line that names where the fault is.
+BROKEN = {
+    "no-such-class": ("class Other:\n    pass\n", r"method\.json: entry point 'probe:Probe': "),
+    "raises-on-import": ("raise RuntimeError('boom')\n", r"probe\.py: importing the method"),
+    "raises-when-built": (
+        "class Probe:\n    def __init__(self):\n        raise ValueError('no key')\n\n"
+        "    async def translate(self, entries, config):\n        return []\n",
+        r"building Probe\(\) failed: ValueError\('no key'\)",
+    ),
+}
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN))
+def test_a_method_whose_code_breaks_in_its_runner_refuses_the_run_in_one_line(
+    pytester: pytest.Pytester, broken: str
+) -> None:
+    source, says = BROKEN[broken]
+    method = write_probe(pytester.path, source)
+    corpus = pytester.path / "six.json"
+    corpus.write_text(json.dumps(envelope(flores_entries(6))), encoding="utf-8")
+    result = pytester.runpytest_subprocess(
+        f"--mteval-corpus={corpus}", f"--mteval-method={method}", "-p", "no:cacheprovider"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert len(errors) == 1, result.stderr.str()
+    assert re.search(says, errors[0]), errors[0]
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
