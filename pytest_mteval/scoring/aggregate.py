@@ -40,9 +40,14 @@ def definition_scores(
     return {d.name: d.score(records) for d in definitions}
 
 
+def _error_count(records: Sequence[EntryRecord]) -> int:
+    """How many of the records are errors (no translation scored)."""
+    return sum(1 for r in records if r["error"] is not None)
+
+
 def quality_scores(records: Sequence[EntryRecord]) -> dict[str, Any]:
     """Counts, rates and corpus scores of one group of records."""
-    errors = sum(1 for r in records if r["error"] is not None)
+    errors = _error_count(records)
     exact = sum(1 for r in records if r["exact_match"])
     ratios = [r["length_ratio"] for r in records if r["length_ratio"] is not None]
     return {
@@ -57,7 +62,7 @@ def quality_scores(records: Sequence[EntryRecord]) -> dict[str, Any]:
 def speed_scores(records: Sequence[EntryRecord], elapsed_s: float) -> dict[str, Any]:
     """Latency distribution and throughput (spec §3.4, §3.6)."""
     latencies = [float(s) for r in records if (s := r.get("latency_s")) is not None]
-    translated = sum(1 for r in records if r["error"] is None)
+    translated = len(records) - _error_count(records)
     tokens = sum(_tokens(r) for r in records)
     return {
         "avg_latency_seconds": statistics.fmean(latencies) if latencies else None,
@@ -90,7 +95,7 @@ def _group_scores(records: Sequence[EntryRecord]) -> dict[str, Any]:
     TER, whose per-entry tables would be built for every group only to be dropped)."""
     return {
         "count": len(records),
-        "errors": sum(1 for r in records if r["error"] is not None),
+        "errors": _error_count(records),
         **definition_scores(records, (EXACT_MATCH, CHRF_PLUS_PLUS)),
     }
 
