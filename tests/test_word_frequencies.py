@@ -103,3 +103,20 @@ def test_a_file_that_is_not_a_packed_list_is_refused_by_name(tmp_path: Path) -> 
     forged.write_bytes(gzip.compress(msgpack.packb([{"format": "cB", "version": 2}, ["word"]])))
     with pytest.raises(ValueError, match=r"large_xx\.msgpack\.gz: not a wordfreq cBpack"):
         packed_bands(str(forged))
+
+
+def test_a_table_that_adopts_another_tables_read_answers_every_word_as_wordfreq(
+    counted_fallbacks: list[str],
+) -> None:
+    # the prefetch reads in another process, over the corpus file's sources: whatever texts
+    # it read, the adopting table's answers are wordfreq's own
+    sources, _ = texts(CORPORA[1][0], 200)
+    read_elsewhere = ZipfTable("en", sources[:120]).read()
+    table = ZipfTable("en", sources[120:])
+    table.adopt(read_elsewhere)
+    asked = spellings(sources)
+    assert {w: table.zipf(w) for w in asked} == {w: float(direct(w, "en")) for w in asked}
+    # the adopted words came from the read, the others from wordfreq
+    adopted = set(spellings(sources[:120]))
+    assert counted_fallbacks
+    assert not adopted & set(counted_fallbacks)

@@ -7,7 +7,7 @@ here may hold state that has to cross processes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.metrics.definition import MetricDefinition
 from pytest_mteval.metrics.entry_record import EntryRecord
+from pytest_mteval.metrics.word_frequencies import Read
 
 JSONDict = dict[str, Any]
 #: ``judge(entry, predicted)`` returns True/False, or None to leave the decision to the variants.
@@ -29,6 +30,8 @@ class MetricContext:
     corpus: Corpus
     fst_path: Path | None = None
     judge: Judge | None = None
+    #: The word frequencies a child read for this corpus (plugin/word_prefetch.py), by language.
+    prefetched_words: Callable[[], Mapping[str, Read]] | None = None
 
 
 @runtime_checkable

@@ -245,6 +245,7 @@ def build(context: MetricContext) -> CodeSwitching:
             corpus.dataset.source_language,
             corpus.dataset.target_language,
             (e.source for e in corpus.entries),
+            context.prefetched_words,
         ),
         source_vocabulary=frozenset().union(*(folded_words(e.source) for e in corpus.entries)),
     )

@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
 from pytest_mteval.languages import canonical
-from pytest_mteval.metrics.word_frequencies import ZipfTable
+from pytest_mteval.metrics.word_frequencies import Read, ZipfTable
 
 MARGIN = 1.0
 KNOWN_ZIPF = 3.0
@@ -83,25 +83,44 @@ def is_acronym(word: str) -> bool:
 
 
 def word_data(
-    source_language: str, target_language: str, texts: Iterable[str] = ()
+    source_language: str,
+    target_language: str,
+    texts: Iterable[str] = (),
+    prefetched: Callable[[], Mapping[str, Read]] | None = None,
 ) -> WordData | None:
     """The pair's word data, or None when wordfreq has no list for the target. ``texts`` are
     those whose words will be asked about (the corpus's sources): their frequencies are read
-    once (``word_frequencies``); any other word is still answered, by wordfreq itself."""
-    covered = _covered()
-    target = canonical(target_language)
-    if target not in covered:
+    once (``word_frequencies``); any other word is still answered, by wordfreq itself.
+    ``prefetched``: what tables of these languages read elsewhere (plugin/word_prefetch.py),
+    adopted instead of reading."""
+    tables = frequency_tables(source_language, target_language, texts)
+    if tables is None:
         return None
-    source = canonical(source_language)
-    known = source if source in covered else None
-    texts = list(dict.fromkeys(texts))
-    tables = {language: ZipfTable(language, texts) for language in {target, known} if language}
+    for language, read in (prefetched() if prefetched else {}).items():
+        if language in tables:
+            tables[language].adopt(read)
+    target, source = canonical(target_language), canonical(source_language)
+    known = source if source in tables else None
 
     def load() -> None:
         for table in tables.values():
             table.load()
 
     return WordData(lambda word, language: tables[language].zipf(word), known, target, load)
+
+
+def frequency_tables(
+    source_language: str, target_language: str, texts: Iterable[str] = ()
+) -> dict[str, ZipfTable] | None:
+    """One table for the target and one for the source language where wordfreq has their
+    lists, over ``texts``; None when it has none for the target."""
+    covered = _covered()
+    target = canonical(target_language)
+    if target not in covered:
+        return None
+    source = canonical(source_language)
+    texts = list(dict.fromkeys(texts))
+    return {language: ZipfTable(language, texts) for language in {target, source} & covered}
 
 
 @lru_cache(maxsize=1)

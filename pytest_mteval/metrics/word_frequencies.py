@@ -17,13 +17,21 @@ tests/test_word_frequencies.py holds the two side by side on real text.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import math
+import sys
+import threading
 from collections.abc import Iterable
+from types import ModuleType
 
 #: wordfreq's floor: ``zipf_frequency``'s default minimum of 0 Zipf, as a frequency.
 _MINIMUM = 1e-9
 #: Distinct words one table remembers (a few MB at most).
 _MAX_MEMO = 1 << 18
+
+#: What one table has read: the tokens it asked about, and the frequency of those the list has.
+Read = tuple[frozenset[str], dict[str, float]]
 
 
 class ZipfTable:
@@ -40,7 +48,7 @@ class ZipfTable:
 
     def _read(self, texts: list[str]) -> None:
         """The frequencies of the tokens of ``texts``: one pass over the packed list."""
-        import wordfreq
+        wordfreq = imported_wordfreq()
         from wordfreq.language_info import get_language_info
         from wordfreq.numbers import smash_numbers
         from wordfreq.tokens import lossy_tokenize
@@ -60,11 +68,24 @@ class ZipfTable:
                 self._freqs.update((encoded[key], freq) for key in found)
 
     def load(self) -> None:
-        """Read the list now (once): where a word will be asked about soon, the scorer process
-        reads it while the method's runner boots instead of on the first word."""
+        """Read the list now (once), and import wordfreq, whose tokenizer every word asked
+        about needs: where a word will be asked about soon, the scorer process does it while
+        the method's runner boots instead of on the first word."""
         if self._texts is not None:
             texts, self._texts = self._texts, None
             self._read(texts)
+        imported_wordfreq()
+
+    def read(self) -> Read:
+        """What ``load()`` read, to be adopted by a table in another process."""
+        self.load()
+        return self._asked, self._freqs
+
+    def adopt(self, read: Read) -> None:
+        """Take what a table of the same language read (``read()``) instead of reading. Any
+        token set gives exact answers: a token it did not ask about is asked of wordfreq."""
+        self._texts = None
+        self._asked, self._freqs = read
 
     def zipf(self, word: str) -> float:
         """``wordfreq.zipf_frequency(word, language)``, memoized (a corpus repeats its words)."""
@@ -77,7 +98,7 @@ class ZipfTable:
         return value
 
     def _computed(self, word: str) -> float:
-        import wordfreq
+        wordfreq = imported_wordfreq()
         from wordfreq.numbers import digit_freq, smash_numbers
         from wordfreq.tokens import lossy_tokenize
 
@@ -95,6 +116,22 @@ class ZipfTable:
             one_over += 1.0 / freq
         unrounded = max(1.0 / one_over, _MINIMUM)
         return _to_zipf(round(unrounded, math.floor(-math.log(unrounded, 10)) + 3))
+
+
+def imported_wordfreq() -> ModuleType:
+    """wordfreq, imported the first time from a thread of its own: its import asks
+    ``inspect.stack()`` for its folder (the ``locate`` package), which reads the source of
+    every frame below it: 25 ms under pytest's stack, not 1 ms in a new thread's."""
+    if "wordfreq" not in sys.modules:
+        thread = threading.Thread(target=_import_wordfreq_quietly)
+        thread.start()
+        thread.join()
+    return importlib.import_module("wordfreq")  # a failed import raises here, not in the thread
+
+
+def _import_wordfreq_quietly() -> None:
+    with contextlib.suppress(Exception):
+        importlib.import_module("wordfreq")
 
 
 def packed_bands(path: str) -> list[list[bytes]]:

@@ -7,6 +7,7 @@ batches, the same baseline rows and the same method fingerprint.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -44,6 +45,7 @@ from pytest_mteval.metrics.selection import MetricSelection, MetricSelectionErro
 from pytest_mteval.output_paths import check_output_path
 from pytest_mteval.plugin.method_checks import check_method, check_method_fields
 from pytest_mteval.plugin.options import read_settings
+from pytest_mteval.plugin.run_stash import WORD_PREFETCH
 from pytest_mteval.plugin.xdist_internals import (
     distributes,
     handed_to_worker,
@@ -141,7 +143,9 @@ def start_run(
         method_dir=str(source.directory or ""),
         fst_path=str(fst_path) if fst_path else None,
     )
-    context = MetricContext(corpus=corpus, fst_path=settings.fst)
+    prefetch = config.stash.get(WORD_PREFETCH, None)
+    words = functools.partial(prefetch.take, corpus.sha256) if prefetch else None
+    context = MetricContext(corpus=corpus, fst_path=settings.fst, prefetched_words=words)
     judge = contributions.judge
     found = contributions.metrics(context)
     plugin_metrics = [metric for metrics in found for metric in metrics or []]

@@ -12,7 +12,7 @@ import pytest
 
 from pytest_mteval.plugin import hookspecs
 from pytest_mteval.plugin.option_table import add_options
-from pytest_mteval.plugin.run_stash import RECORD, STATE
+from pytest_mteval.plugin.run_stash import RECORD, STATE, WORD_PREFETCH
 
 if TYPE_CHECKING:
     from pytest_mteval.corpus import Entry
@@ -75,6 +75,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "mteval: a corpus entry evaluated by pytest-mteval")
     if not _asked(config, "mteval_corpus"):
         return  # no run: nothing else of the plugin is imported
+    from pytest_mteval.plugin.word_prefetch import start_word_prefetch
+
+    config.stash[WORD_PREFETCH] = start_word_prefetch(config)  # before the run's imports
     from pytest_mteval.plugin.run_hooks import start_active_run
 
     start_active_run(config, _contributions(config))

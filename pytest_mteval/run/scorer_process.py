@@ -17,27 +17,23 @@ runs in a runner process (not in the harness), and whose selected metrics all sc
 at a time: a batch metric (the semantic score) runs native threads that a fork does not carry,
 and a plugin's metric is its author's code, left in the run's process.
 
-The child inherits the parent's hardening (not dumpable, run/hardening.py: another process of
-the user cannot read its memory, which holds the references), closes every descriptor but its
-pipe (a runner's pipes stay the parent's alone), ignores Ctrl-C (the parent ends it), and exits
-when the parent closes the pipe or dies. A child that dies or fails leaves its batch to the
-parent, which scores it and every later batch itself: nothing is lost.
+The child is made as every child of the harness is (run/forked_child.py: not dumpable, no
+descriptor but its pipe, deaf to Ctrl-C) and exits when the parent closes the pipe or dies. A
+child that dies or fails leaves its batch to the parent, which scores it and every later batch
+itself: nothing is lost.
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
-import os
-import signal
 import sys
-import warnings
 from collections.abc import Callable, Sequence
-from multiprocessing.connection import Connection, Pipe
+from multiprocessing.connection import Connection
 from typing import Any
 
 from pytest_mteval.methods.protocol import MethodResult
 from pytest_mteval.metrics.entry_record import EntryRecord
+from pytest_mteval.run.forked_child import fork_child, reap
 
 #: Fewer batches than this are scored in the run's process: forking would not pay.
 MIN_BATCHES = 4
@@ -51,20 +47,8 @@ class ScorerProcess:
     """One forked child that turns a batch's translations into its records, one at a time."""
 
     def __init__(self, score: Score, prepare: Callable[[], None] = lambda: None) -> None:
-        ours, theirs = Pipe()
-        with warnings.catch_warnings():
-            # Python 3.12+ warns that a fork of a process with threads (here: the runner
-            # client's readers) may deadlock a child that takes a lock one of them held. The
-            # child takes none of theirs: it scores, importing at most (the import lock is
-            # re-made by fork) and logging (re-made at fork too), and talks only on its pipe.
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child's coverage is not collected
-            ours.close()
-            _serve(theirs, score, prepare)
-        theirs.close()
-        self.pid = pid
-        self._pipe: Connection | None = ours
+        self.pid, pipe = fork_child(lambda theirs: _serve(theirs, score, prepare))
+        self._pipe: Connection | None = pipe
 
     @staticmethod
     def wanted(
@@ -120,42 +104,23 @@ class ScorerProcess:
             return
         self._pipe.close()
         self._pipe = None
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(self.pid, 0)
+        reap(self.pid)
 
 
 def _serve(
     pipe: Connection, score: Score, prepare: Callable[[], None]
 ) -> None:  # pragma: no cover - runs in the child
-    """The child's loop: work in, records out, until the pipe closes; never returns. First the
-    metrics load what they will need, while the parent still waits for the first batch."""
-    code = 0
-    try:
-        gc.freeze()  # the parent's objects are never collected here: no finalizer of theirs runs
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        keep = pipe.fileno()
-        os.closerange(3, keep)
-        os.closerange(keep + 1, _max_fd())
-        with contextlib.suppress(Exception):  # a metric that fails here fails on its batch
-            prepare()
-        while True:
-            try:
-                work = pipe.recv()
-            except (EOFError, OSError):
-                break
-            try:
-                reply: tuple[str, Any] = ("ok", score(work))
-            except BaseException as exc:  # the parent scores this batch itself
-                reply = ("error", f"{type(exc).__name__}: {exc}")
-            pipe.send(reply)
-    except BaseException:
-        code = 1
-    finally:
-        os._exit(code)
-
-
-def _max_fd() -> int:
-    try:
-        return os.sysconf("SC_OPEN_MAX")
-    except (ValueError, OSError):
-        return 65536
+    """The child's loop: work in, records out, until the pipe closes. First the metrics load
+    what they will need, while the parent still waits for the first batch."""
+    with contextlib.suppress(Exception):  # a metric that fails here fails on its batch
+        prepare()
+    while True:
+        try:
+            work = pipe.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            reply: tuple[str, Any] = ("ok", score(work))
+        except BaseException as exc:  # the parent scores this batch itself
+            reply = ("error", f"{type(exc).__name__}: {exc}")
+        pipe.send(reply)
