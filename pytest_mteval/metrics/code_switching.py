@@ -196,8 +196,8 @@ class CodeSwitching:
         return no_text_of_its_own(predicted_words, entry, self.source_vocabulary)
 
     def prepare(self) -> None:
-        """Read the word data's lists now (their first word would): wordfreq's import and
-        0.03-0.08 s a language."""
+        """Read the word data's lists now (their first word would), unless they were
+        adopted from the word prefetch, and import wordfreq: 0.03-0.08 s a language, 0.06 s."""
         if self.word_data is not None:
             self.word_data.load()
 

@@ -5,8 +5,9 @@ other, while the second core idled: at 10,120 FLORES entries, scoring was about 
 A run of many batches now scores in a child forked from the run's own process as soon as its
 metrics are built, so the child holds the same corpus and the same built metrics (nothing
 rebuilt, nothing sent but the translations). While the parent waits for the method's runner to
-boot, the child loads what the metrics will need (``prepare()``: the code-switching detector's
-word lists, wordfreq's import and 0.03-0.08 s a language); then, while pytest reports the
+boot, the child loads what the metrics will need (``prepare()``: wordfreq's import for the
+code-switching detector, and its word lists, 0.03-0.08 s a language, unless the harness adopted
+them from the word prefetch, plugin/word_prefetch.py); then, while pytest reports the
 items of one batch, the child scores the next. The child's records are what the same code
 makes in the run's process, so a card is the same byte for byte (tests/test_scorer_process.py
 compares the two).
