@@ -24,6 +24,10 @@ class MethodLoadError(MtevalError):
     """A method that cannot be found or built; the message says which and why."""
 
 
+class SigningError(MtevalError):
+    """A key or signature that cannot be used; the message is one line naming the file."""
+
+
 class SettingsError(MtevalError):
     """An option value that cannot be used; the message names the option. Raised by the
     pytest layer reading options and by the floors below it checking them at start."""

@@ -75,3 +75,19 @@ def test_a_run_of_a_method_without_a_model_loads_no_http_client(tmp_path: Path) 
     args = (f"--mteval-corpus={corpus}", "--mteval-method=identity")
     for sandbox in ("none", "auto"):
         assert _loaded_after(tmp_path, *args, f"--mteval-sandbox={sandbox}", probed=HTTP) == []
+
+
+def test_a_run_that_neither_signs_seals_nor_decrypts_loads_no_cryptography(tmp_path: Path) -> None:
+    """cryptography's bindings load where a card is signed, a review sample sealed to a
+    steward or a corpus decrypted (some 20 ms of a run's start otherwise)."""
+    from pytest_mteval.cards.signing import generate_key_pair
+
+    corpus = Path(__file__).resolve().parent.parent / "corpora" / "eng-sme-tatoeba-dev.json"
+    args = (f"--mteval-corpus={corpus}", "--mteval-method=identity")  # signing needs the sandbox
+    probed = ("cryptography",)
+    assert _loaded_after(tmp_path, *args, probed=probed) == []
+    key = tmp_path / "keys" / "card.pem"
+    key.parent.mkdir()
+    generate_key_pair(key)
+    signed = _loaded_after(tmp_path, *args, f"--mteval-sign-key={key}", probed=probed)
+    assert signed == ["cryptography"]  # the probe's own check: signing a card loads it

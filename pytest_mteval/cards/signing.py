@@ -37,14 +37,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from pytest_mteval.cards.key_files import read_private_key, read_public_key, write_key_pair
-from pytest_mteval.errors import MtevalError
+from pytest_mteval.errors import SigningError as SigningError
 
 ALGORITHM: Final = "ed25519"
 DOMAIN: Final = b"pytest-mteval run card signature v1\n"
-
-
-class SigningError(MtevalError):
-    """A key or signature that cannot be used; the message is one line naming the file."""
 
 
 def canonical(value: Any) -> bytes:

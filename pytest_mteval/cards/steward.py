@@ -25,21 +25,15 @@ import hashlib
 import json
 from datetime import UTC, datetime, time
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-from pytest_mteval.cards.signing import (
-    SigningError,
-    key_fingerprint,
-    load_public_key,
-    sign,
-    verify_signature,
-)
-from pytest_mteval.errors import MtevalError
+from pytest_mteval.errors import MtevalError, SigningError
 from pytest_mteval.methods.loader import MethodSource
 from pytest_mteval.run.redaction import Secrecy
 from pytest_mteval.run.run_settings import Settings
+
+if TYPE_CHECKING:  # signing imports cryptography: only where a document is signed or checked
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 KIND: Final = "pytest-mteval steward authorisation"
 VERSION: Final = 1
@@ -88,6 +82,8 @@ def authorise(
         "issued": _stamp(now),
         "expires": _stamp(expires),
     }
+    from pytest_mteval.cards.signing import sign
+
     return sign(document, key, DOMAIN)
 
 
@@ -128,6 +124,8 @@ def check_authorisation(
         raise StewardError(f"{prefix}: {path}: field 'version' is not {VERSION}")
     if not isinstance(document.get("signature"), dict):
         raise StewardError(f"{prefix}: {path}: not signed (no 'signature' object)")
+    from pytest_mteval.cards.signing import load_public_key, verify_signature
+
     try:
         public = load_public_key(steward_key)
         fingerprint = verify_signature(document, public, str(path), DOMAIN)
@@ -183,6 +181,8 @@ def _content(
 
 
 def steward_fingerprint(key: Ed25519PrivateKey) -> str:
+    from pytest_mteval.cards.signing import key_fingerprint
+
     return key_fingerprint(key.public_key())
 
 

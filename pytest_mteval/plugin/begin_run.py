@@ -11,16 +11,15 @@ import functools
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 import pytest_mteval
 from pytest_mteval.cards.baseline import BaselineError, load_baseline
-from pytest_mteval.cards.signing import SigningError, load_private_key
 from pytest_mteval.cards.steward import run_authorisation
 from pytest_mteval.corpus import CorpusError
-from pytest_mteval.errors import MtevalError, SettingsError
+from pytest_mteval.errors import MtevalError, SettingsError, SigningError
 from pytest_mteval.llm.pricing import PriceError, load_prices
 from pytest_mteval.methods.audit import AuditError, audit_method
 from pytest_mteval.methods.champollion import champollion_choice
@@ -52,7 +51,6 @@ from pytest_mteval.plugin.xdist_internals import (
     is_worker,
     worker_count,
 )
-from pytest_mteval.review.sealed_box import load_public_key as load_steward_key
 from pytest_mteval.run.cache import TranslationCache, fingerprint_components, method_fingerprint
 from pytest_mteval.run.entry_selection import run_corpus
 from pytest_mteval.run.isolation import GATEWAY_SOCKET_KEY, start_isolation
@@ -61,6 +59,10 @@ from pytest_mteval.run.redaction import secrecy_of
 from pytest_mteval.run.run_settings import Settings
 from pytest_mteval.run.run_state import RunState
 from pytest_mteval.run.sandbox_policy import check_in_process
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
 
 #: Every error that stops a run before it starts, each with a message shown as is.
 StartError = (
@@ -107,9 +109,7 @@ def start_run(
     on_worker = is_worker(config)
     if on_worker:
         share_cores()  # the semantic score's runtime: one thread per worker
-    signer = load_private_key(settings.sign_key) if settings.sign_key and not on_worker else None
-    sample_key = settings.review_sample_key if not on_worker else None
-    steward_key = load_steward_key(sample_key) if sample_key else None  # a bad key refuses the run
+    signer, steward_key = _run_keys(settings, on_worker)
     in_process = settings.runner == "inprocess"
     secrecy = secrecy_of(corpus, settings.scores_only)
     if in_process:
@@ -228,6 +228,26 @@ def _audit(settings: Settings, registered: Mapping[str, Registered]) -> dict[str
         return audit_method(folder).to_json()
     except AuditError:
         return None  # a broken method.json: loading the method says what is wrong with it
+
+
+def _run_keys(
+    settings: Settings, on_worker: bool
+) -> tuple[Ed25519PrivateKey | None, X25519PublicKey | None]:
+    """The key that signs the card and the steward's key a review sample is sealed to, read
+    where asked (a bad key refuses the run) and never on a worker, which seals nothing.
+    cryptography is imported then, not by every run (some 20 ms of its start)."""
+    if on_worker:
+        return None, None
+    signer = steward_key = None
+    if settings.sign_key:
+        from pytest_mteval.cards.signing import load_private_key
+
+        signer = load_private_key(settings.sign_key)
+    if settings.review_sample_key:
+        from pytest_mteval.review.sealed_box import load_public_key
+
+        steward_key = load_public_key(settings.review_sample_key)
+    return signer, steward_key
 
 
 def _check_output_paths(settings: Settings) -> None:

@@ -20,12 +20,10 @@ from pytest_mteval.cards.runcard import (
     seal,
     write_new,
 )
-from pytest_mteval.cards.signing import sign
 from pytest_mteval.methods.audit import audit_flags
 from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.methods.protocol import MethodResult
 from pytest_mteval.metrics.entry_record import EntryRecord, record_index
-from pytest_mteval.review.sealed_sample import seal_review_sample
 from pytest_mteval.run.cache import cache_totals
 from pytest_mteval.run.entry_ledger import incompleteness
 from pytest_mteval.run.entry_scoring import build_record
@@ -116,9 +114,13 @@ def finish_run(
     try:
         seal(card)
         if state.steward_key is not None and state.secrecy.withheld:
+            from pytest_mteval.review.sealed_sample import seal_review_sample  # cryptography
+
             size = state.settings.review_sample_size
             review = seal_review_sample(card, records, state.steward_key, target.parent, size)
         if state.signer is not None:
+            from pytest_mteval.cards.signing import sign  # cryptography: only a signed card
+
             sign(card, state.signer)
         path = write_new(card, target)
     except (TypeError, ValueError) as exc:  # a set, an object, NaN: found by the encoder

@@ -11,10 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
+from typing import TYPE_CHECKING, Any
 
 from pytest_mteval.corpus import Corpus, Entry
 from pytest_mteval.methods.loader import MethodSource
@@ -32,6 +29,10 @@ from pytest_mteval.run.redaction import Secrecy
 from pytest_mteval.run.run_settings import Settings
 from pytest_mteval.run.scorer_process import ScorerProcess
 from pytest_mteval.scoring.comparable_run import Comparable
+
+if TYPE_CHECKING:  # cryptography is imported where a run signs or seals, not by every run
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
 
 _UNSAFE = re.compile(r"[^\w.\-]+")
 

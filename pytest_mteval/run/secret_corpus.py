@@ -22,12 +22,12 @@ import base64
 import binascii
 import os
 from pathlib import Path
-from typing import Final
-
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from typing import TYPE_CHECKING, Final
 
 from pytest_mteval.corpus import Corpus, CorpusError, FieldNames, load_corpus, parse_corpus
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 MAGIC: Final = b"MTEVCORP"
 VERSION: Final = 1
@@ -40,8 +40,16 @@ class CorpusKeyError(CorpusError):
     """A corpus key that cannot be found or read; the message names where it was looked for."""
 
 
+def _aes_gcm() -> type[AESGCM]:
+    """AES-GCM, imported where a corpus is encrypted or decrypted: loading cryptography's
+    bindings would cost every run, encrypted corpus or not, some 20 ms at its start."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    return AESGCM
+
+
 def new_key() -> bytes:
-    return AESGCM.generate_key(bit_length=8 * KEY_SIZE)
+    return _aes_gcm().generate_key(bit_length=8 * KEY_SIZE)
 
 
 def encode_key(key: bytes) -> str:
@@ -91,7 +99,7 @@ def is_encrypted(data: bytes) -> bool:
 
 def encrypt(plaintext: bytes, key: bytes) -> bytes:
     nonce = os.urandom(NONCE_SIZE)
-    return HEADER + nonce + AESGCM(key).encrypt(nonce, plaintext, HEADER)
+    return HEADER + nonce + _aes_gcm()(key).encrypt(nonce, plaintext, HEADER)
 
 
 def decrypt(data: bytes, key: bytes, where: str) -> bytes:
@@ -104,9 +112,11 @@ def decrypt(data: bytes, key: bytes, where: str) -> bytes:
         raise CorpusError(
             f"{where}: encrypted corpus format version {data[len(MAGIC)]}, expected {VERSION}"
         )
+    from cryptography.exceptions import InvalidTag
+
     nonce = data[len(HEADER) : len(HEADER) + NONCE_SIZE]
     try:
-        return AESGCM(key).decrypt(nonce, data[len(HEADER) + NONCE_SIZE :], HEADER)
+        return _aes_gcm()(key).decrypt(nonce, data[len(HEADER) + NONCE_SIZE :], HEADER)
     except InvalidTag:
         raise CorpusError(f"{where}: cannot decrypt: wrong key, or the file was altered") from None
 
