@@ -120,3 +120,26 @@ def test_a_table_that_adopts_another_tables_read_answers_every_word_as_wordfreq(
     adopted = set(spellings(sources[:120]))
     assert counted_fallbacks
     assert not adopted & set(counted_fallbacks)
+
+
+def test_a_table_answers_the_words_it_adopted_answers_for_without_tokenizing_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sources, _ = texts(CORPORA[1][0], 60)
+    asked = spellings(sources)
+    read_elsewhere = ZipfTable("en", sources).read(asked)
+    computed: list[str] = []
+    real = ZipfTable._computed
+
+    def counting(self: ZipfTable, word: str) -> float:
+        computed.append(word)
+        return real(self, word)
+
+    monkeypatch.setattr(ZipfTable, "_computed", counting)
+    table = ZipfTable("en", sources)
+    table.adopt(read_elsewhere)
+    table.load()  # the scorer's preparation: nothing left to read
+    assert {w: table.zipf(w) for w in asked} == {w: float(direct(w, "en")) for w in asked}
+    assert computed == []
+    assert table.zipf("Kastanienbaum") == direct("Kastanienbaum", "en")
+    assert computed == ["Kastanienbaum"]  # any other word: wordfreq's tokenizer, as before

@@ -18,7 +18,7 @@ from pytest_mteval.metrics.word_data import frequency_tables
 from pytest_mteval.metrics.word_frequencies import ZipfTable
 from pytest_mteval.plugin import word_prefetch
 from pytest_mteval.plugin.options import read_settings
-from pytest_mteval.plugin.word_prefetch import WordPrefetch, corpus_file
+from pytest_mteval.plugin.word_prefetch import WordPrefetch, corpus_file, source_words
 from pytest_mteval.run.forked_child import fork_child, reap
 from pytest_mteval.run.hardening import is_dumpable
 
@@ -59,7 +59,8 @@ def test_the_child_reads_what_the_harness_would_read_for_the_same_corpus(
     tables = frequency_tables("eng", "arb", sources)
     assert tables is not None
     assert set(got) == {"en", "ar"}
-    assert got == {language: table.read() for language, table in tables.items()}
+    asked = source_words(sources)
+    assert got == {language: table.read(asked) for language, table in tables.items()}
     assert prefetch.take(digest) is got  # once: the child is gone
     with pytest.raises(ChildProcessError):
         os.waitpid(prefetch._pid, os.WNOHANG)  # reaped

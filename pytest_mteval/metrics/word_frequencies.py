@@ -30,8 +30,9 @@ _MINIMUM = 1e-9
 #: Distinct words one table remembers (a few MB at most).
 _MAX_MEMO = 1 << 18
 
-#: What one table has read: the tokens it asked about, and the frequency of those the list has.
-Read = tuple[frozenset[str], dict[str, float]]
+#: What one table has read: the tokens it asked about, the frequency of those the list has, and
+#: its answers for given words (``read(words)``).
+Read = tuple[frozenset[str], dict[str, float], dict[str, float]]
 
 
 class ZipfTable:
@@ -45,6 +46,7 @@ class ZipfTable:
         self._asked: frozenset[str] = frozenset()
         self._freqs: dict[str, float] = {}
         self._memo: dict[str, float] = {}
+        self._adopted = False
 
     def _read(self, texts: list[str]) -> None:
         """The frequencies of the tokens of ``texts``: one pass over the packed list."""
@@ -68,24 +70,31 @@ class ZipfTable:
                 self._freqs.update((encoded[key], freq) for key in found)
 
     def load(self) -> None:
-        """Read the list now (once), and import wordfreq, whose tokenizer every word asked
-        about needs: where a word will be asked about soon, the scorer process does it while
-        the method's runner boots instead of on the first word."""
+        """Read the list now (once), and import wordfreq, whose tokenizer a word asked about
+        needs: where a word will be asked about soon, the scorer process does it while the
+        method's runner boots instead of on the first word. A table that adopted another's
+        read holds the answers for the words it was read for; wordfreq is imported at the
+        first other word."""
         if self._texts is not None:
             texts, self._texts = self._texts, None
             self._read(texts)
-        imported_wordfreq()
+        if not self._adopted:
+            imported_wordfreq()
 
-    def read(self) -> Read:
-        """What ``load()`` read, to be adopted by a table in another process."""
+    def read(self, words: Iterable[str] = ()) -> Read:
+        """What ``load()`` read, and the answer for each of ``words``, to be adopted by a
+        table in another process."""
         self.load()
-        return self._asked, self._freqs
+        answers = {word: self.zipf(word) for word in words}
+        return self._asked, self._freqs, answers
 
     def adopt(self, read: Read) -> None:
         """Take what a table of the same language read (``read()``) instead of reading. Any
         token set gives exact answers: a token it did not ask about is asked of wordfreq."""
         self._texts = None
-        self._asked, self._freqs = read
+        self._asked, self._freqs, answers = read
+        self._memo.update(answers)
+        self._adopted = True
 
     def zipf(self, word: str) -> float:
         """``wordfreq.zipf_frequency(word, language)``, memoized (a corpus repeats its words)."""

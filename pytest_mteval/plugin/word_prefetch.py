@@ -26,13 +26,12 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
 
-from pytest_mteval.metrics.word_data import frequency_tables
 from pytest_mteval.metrics.word_frequencies import Read
 from pytest_mteval.option_catalog import spec
 from pytest_mteval.plugin.xdist_internals import distributes
@@ -126,7 +125,10 @@ def _values(config: pytest.Config, name: str) -> list[str]:
 def _read_words(config: pytest.Config) -> Prefetched | None:  # pragma: no cover - in the child
     """In the child: the languages and sources of the corpus file, and its tables' reads.
     Only what scores need not trust is read here (no validation: that is the harness's); a
-    file of another shape, or encrypted, gives nothing."""
+    file of another shape, or encrypted, gives nothing. What only the child needs is imported
+    here, after the fork: the harness forks it before any of the run's imports."""
+    from pytest_mteval.metrics.word_data import frequency_tables
+
     path = corpus_file(config)
     if path is None or not path.is_file() or path.stat().st_size > MAX_CORPUS_BYTES:
         return None
@@ -141,7 +143,20 @@ def _read_words(config: pytest.Config) -> Prefetched | None:  # pragma: no cover
     tables = frequency_tables(*pair, sources)
     if tables is None or not sources:
         return None
-    return hashlib.sha256(data).hexdigest(), {lang: table.read() for lang, table in tables.items()}
+    asked = source_words(sources)
+    digest = hashlib.sha256(data).hexdigest()
+    return digest, {language: table.read(asked) for language, table in tables.items()}
+
+
+def source_words(sources: Iterable[str]) -> list[str]:
+    """The words of the sources as the code-switching detector asks about them when an output
+    copies them (its words, and the acronyms hyphens join to them): answered in the child, so
+    that a run whose outputs keep source words need not import wordfreq's tokenizer."""
+    from pytest_mteval.metrics.text import words
+    from pytest_mteval.metrics.word_data import acronym_parts
+
+    found = {word for text in sources for word in words(text)}
+    return sorted(found | set(acronym_parts(found)))
 
 
 def _language_pair(document: object) -> tuple[str, str] | None:
