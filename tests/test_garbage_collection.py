@@ -7,9 +7,11 @@ from __future__ import annotations
 import gc
 import json
 
+import pytest
 from conftest import METHODS
 
-from pytest_mteval.plugin.garbage_collection import YOUNG_THRESHOLD
+from pytest_mteval.plugin.garbage_collection import YOUNG_THRESHOLD, collection_paused
+from pytest_mteval.run.forked_child import fork_child, reap
 
 pytest_plugins = ["pytester"]
 
@@ -18,7 +20,13 @@ import gc, json, pathlib
 
 def test_probe(mteval_entry):
     pathlib.Path("gc.json").write_text(
-        json.dumps({"threshold": gc.get_threshold(), "frozen": gc.get_freeze_count()})
+        json.dumps(
+            {
+                "threshold": gc.get_threshold(),
+                "frozen": gc.get_freeze_count(),
+                "enabled": gc.isenabled(),
+            }
+        )
     )
 """
 
@@ -34,7 +42,9 @@ def test_run_tunes_the_collector_and_restores_it(pytester, small_corpus):
     assert during["threshold"][0] == max(YOUNG_THRESHOLD, before[0][0])
     assert during["threshold"][1:] == list(before[0][1:])
     assert during["frozen"] > 0 if before[1] == 0 else during["frozen"] == before[1]
+    assert during["enabled"]  # paused while the run started only
     assert (gc.get_threshold(), gc.get_freeze_count()) == before
+    assert gc.isenabled()
 
 
 def test_without_a_run_the_collector_is_left_alone(pytester):
@@ -45,3 +55,34 @@ def test_without_a_run_the_collector_is_left_alone(pytester):
     )
     pytester.runpytest_inprocess("-q", "test_plain.py").assert_outcomes(passed=1)
     assert (gc.get_threshold(), gc.get_freeze_count()) == before
+
+
+def test_a_run_refused_while_it_starts_leaves_the_collector_running(pytester, small_corpus):
+    result = pytester.runpytest_inprocess(
+        f"--mteval-corpus={small_corpus}", "--mteval-method=no-such-method", "-q"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert gc.isenabled()
+
+
+def test_collection_paused_puts_back_the_collector_as_it_was():
+    with collection_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()  # someone else's choice is kept
+    try:
+        with collection_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(RuntimeError), collection_paused():
+        raise RuntimeError("a start that fails")
+    assert gc.isenabled()
+
+
+def test_a_child_forked_while_a_run_starts_collects_its_own_garbage():
+    with collection_paused():
+        pid, pipe = fork_child(lambda p: p.send(gc.isenabled()))
+    assert pipe.recv() is True
+    reap(pid)

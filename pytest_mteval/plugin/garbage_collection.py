@@ -12,11 +12,20 @@ longer, a few megabytes at most. Both settings are restored when pytest unconfig
 an in-process pytest (``pytester``) shares the interpreter with its caller: after pytest's own
 collections at unconfigure, which would otherwise examine every module imported (70 ms of a
 200-entry run).
+
+Before that, while a run starts (its modules imported, its corpus loaded, its metrics built),
+the collector does not run at all (``collection_paused``): the start makes some 80,000 objects
+that all live for the run, which CPython's default thresholds re-examine over and over as they
+pile up, some 40 ms of a small run's start (12 % of its imports). What the start leaves as
+garbage in cycles is small and does not grow with the corpus (about 1,000 objects, 0.5 MB,
+measured at 200 and at 20,240 entries): the run's freeze keeps it until the run ends.
 """
 
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 #: Allocations between two collections of the youngest generation during a run (CPython: 700).
 YOUNG_THRESHOLD = 10_000
@@ -38,3 +47,15 @@ class RunGarbageCollection:
         gc.set_threshold(*self.saved)
         if self.freezes:
             gc.unfreeze()
+
+
+@contextmanager
+def collection_paused() -> Iterator[None]:
+    """No collection while a run starts; the collector as it was afterwards (see above)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_mteval.plugin import hookspecs
+from pytest_mteval.plugin.garbage_collection import collection_paused
 from pytest_mteval.plugin.option_table import add_options
 from pytest_mteval.plugin.run_stash import RECORD, STATE, WORD_PREFETCH
 
@@ -78,9 +79,10 @@ def pytest_configure(config: pytest.Config) -> None:
     from pytest_mteval.plugin.word_prefetch import start_word_prefetch
 
     config.stash[WORD_PREFETCH] = start_word_prefetch(config)  # before the run's imports
-    from pytest_mteval.plugin.run_hooks import start_active_run
+    with collection_paused():
+        from pytest_mteval.plugin.run_hooks import start_active_run
 
-    start_active_run(config, _contributions(config))
+        start_active_run(config, _contributions(config))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

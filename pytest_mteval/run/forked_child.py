@@ -5,8 +5,8 @@ holds what the harness holds (the corpus, references included), so each child is
 same way. It cannot be read by another process of the user (not dumpable, as the harness is
 once its runner starts: run/hardening.py), keeps no descriptor but its pipe (a runner's pipes
 stay the harness's alone), ignores Ctrl-C (the harness ends it), never collects the parent's
-objects (no finalizer of theirs runs twice), and leaves with ``os._exit`` whatever happens, so
-that no pytest code of the parent runs in it.
+objects (no finalizer of theirs runs twice) but collects its own, and leaves with
+``os._exit`` whatever happens, so that no pytest code of the parent runs in it.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ def _run(pipe: Connection, body: Callable[[Connection], None]) -> None:  # pragm
     try:
         set_dumpable(False)
         gc.freeze()
+        gc.enable()  # forked while the harness starts a run, when its collection is paused
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         keep = pipe.fileno()
         os.closerange(3, keep)
