@@ -7,9 +7,10 @@ scored entry, since the scorer process could only start it once the harness had 
 a run needs and built its metrics, 0.3 s after configure. A child forked at
 ``pytest_configure``, before those imports, now reads them beside the harness: it takes the
 language pair and the sources from the corpus file (JSON, without the harness's 0.2 s of
-imports for settings and validation), builds the tables the detector builds and sends what
-they read with the file's digest; the harness adopts it when it builds the detector
-(``word_data``'s ``prefetched``), and the scorer process, forked later, inherits it.
+imports for settings and validation), builds the tables the detector builds, and sends what
+they read, with their answers for every word of the sources (``source_words``) and the file's
+digest; the harness adopts it when it builds the detector (``word_data``'s ``prefetched``),
+and the scorer process, forked later, inherits it.
 
 Scores never depend on it: a table answers exactly for any tokens it holds (a token it did not
 ask about is asked of wordfreq itself, so more sources, or other ones, change no answer), a
