@@ -69,7 +69,7 @@ class WordPrefetch:
             if self._pipe is not None and self._pipe.poll(TIMEOUT_S):
                 got = self._pipe.recv()
         except (EOFError, OSError):
-            got = None
+            pass  # the child died: nothing to adopt
         finally:
             self.close()
         if isinstance(got, tuple) and len(got) == 2 and got[0] == corpus_sha256:
@@ -141,8 +141,8 @@ def _read_words(config: pytest.Config) -> Prefetched | None:  # pragma: no cover
     if pair is None or not isinstance(entries, list):
         return None
     sources = [e[field] for e in entries if isinstance(e, dict) and isinstance(e.get(field), str)]
-    tables = frequency_tables(*pair, sources)
-    if tables is None or not sources:
+    tables = frequency_tables(*pair, sources) if sources else None
+    if tables is None:
         return None
     asked = source_words(sources)
     digest = hashlib.sha256(data).hexdigest()
