@@ -74,6 +74,20 @@ class Measured:
     wall_s: float
     cpu_s: float
     peak_mb: float
+    busy_s: float = float("nan")  # the machine's, all processes (machine_busy_s)
+
+
+def machine_busy_s() -> float:
+    """CPU seconds every core of the machine has spent busy since boot (``/proc/stat``; NaN
+    elsewhere). Unlike a process tree's rusage it counts a sandboxed runner's work too, and
+    the machine's other load: measure on a quiet machine."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = stat.readline().split()
+    except OSError:
+        return float("nan")
+    user, nice, system, _idle, _iowait, irq, softirq = (int(f) for f in fields[1:8])
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
 def build_corpus(folder: Path, count: int) -> tuple[Path, list[dict[str, Any]]]:
@@ -94,7 +108,7 @@ def build_corpus(folder: Path, count: int) -> tuple[Path, list[dict[str, Any]]]:
 
 def measure(command: list[str], cwd: Path) -> Measured:
     """Wall time, CPU time and peak RSS of one command (run through a measuring parent)."""
-    started = time.perf_counter()
+    started, busy = time.perf_counter(), machine_busy_s()
     done = subprocess.run(
         [sys.executable, "-c", _MEASURE, *command],
         cwd=cwd,
@@ -102,11 +116,11 @@ def measure(command: list[str], cwd: Path) -> Measured:
         text=True,
         env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
     )
-    wall = time.perf_counter() - started
+    wall, busy = time.perf_counter() - started, machine_busy_s() - busy
     if done.returncode != 0:
         sys.exit(f"failed ({done.returncode}): {shlex.join(command)}\n{done.stderr[-2000:]}")
     peak_kib, cpu = done.stdout.split()
-    return Measured(wall, float(cpu), int(peak_kib) / 1024)
+    return Measured(wall, float(cpu), int(peak_kib) / 1024, busy)
 
 
 def sacrebleu_command(folder: Path, entries: list[dict[str, Any]]) -> list[str]:
