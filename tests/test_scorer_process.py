@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +15,9 @@ from conftest import CORPORA, METHODS, KeptRecords
 
 from pytest_mteval.corpus import Entry
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
-from pytest_mteval.metrics.code_switching import CodeSwitching
+from pytest_mteval.metrics.code_switching import CodeSwitching, CorpusWords
 from pytest_mteval.metrics.entry_record import EntryRecord, record_stats
+from pytest_mteval.metrics.hallucination import CorpusFacts
 from pytest_mteval.run import scorer_process
 from pytest_mteval.run.batch_scoring import BatchScoring
 from pytest_mteval.run.batches import BatchTranslator
@@ -273,3 +275,67 @@ def test_a_run_forks_its_scorer_before_collecting_and_it_prepares_the_metrics(
     shared = pytester.runpytest(*args, "-n", "2")
     assert shared.ret == 0
     assert len(forks) == 1  # an xdist controller scores nothing: no child of its own
+
+
+def test_the_metrics_learn_the_corpus_where_entries_are_scored_outside_their_scoring_time(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    """The hallucination and code-switching checks read the whole corpus before their first
+    entry: in the process that scores (the scorer process while pytest collects, else the
+    run's own before its first batch), never in one that only aggregates, and never on an
+    entry's clock."""
+    learnt = tmp_path / "learnt"
+
+    def slowly(learn: Any) -> Any:
+        real_of = learn.of.__func__
+
+        def slow_of(cls: type, corpus: Any) -> Any:
+            with learnt.open("a", encoding="utf-8") as out:
+                out.write(f"{os.getpid()}\n")
+            time.sleep(0.5)  # longer than an entry may take below
+            return real_of(cls, corpus)
+
+        return classmethod(slow_of)
+
+    forks: list[int] = []
+    real_init = ScorerProcess.__init__
+
+    def counted(self: ScorerProcess, *args: Any) -> None:
+        real_init(self, *args)
+        forks.append(self.pid)
+
+    monkeypatch.setattr(CorpusFacts, "of", slowly(CorpusFacts))
+    monkeypatch.setattr(CorpusWords, "of", slowly(CorpusWords))
+    monkeypatch.setattr(ScorerProcess, "__init__", counted)
+    card = pytester.path / "card.json"
+    args = [
+        f"--mteval-corpus={CORPORA / 'eng-sme-tatoeba-dev.json'}",
+        f"--mteval-method={METHODS / 'identity'}",
+        "--mteval-batch-size=5",
+        "--mteval-sandbox=none",
+        "--mteval-score-timeout=0.3",
+        f"--mteval-run-card={card}",
+        "-p",
+        "no:cacheprovider",
+    ]
+
+    def learners() -> list[int]:
+        found = learnt.read_text(encoding="utf-8").split() if learnt.exists() else []
+        learnt.unlink(missing_ok=True)
+        return [int(pid) for pid in found]
+
+    def errors() -> list[Any]:
+        rows = json.loads(card.read_text(encoding="utf-8"))["results"]
+        return [row["error"] for row in rows if row["error"]]
+
+    assert pytester.runpytest(*args, "--collect-only").ret == 0
+    assert learners() == []
+    assert pytester.runpytest(*args).ret == 0
+    assert learners() == [*forks, *forks] == [forks[0]] * 2  # once each, in the scorer process
+    assert errors() == []
+    monkeypatch.setattr(scorer_process, "MIN_BATCHES", 10**9)
+    assert pytester.runpytest(*args).ret == 0
+    assert learners() == [os.getpid()] * 2  # scored here: learnt here, before the first batch
+    assert errors() == []
+    assert pytester.runpytest(*args, "-n", "2").ret == 0
+    assert os.getpid() not in learners()  # the controller only aggregates

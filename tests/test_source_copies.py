@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_mteval.corpus import Entry
-from pytest_mteval.metrics.hallucination import Hallucination
+from pytest_mteval.metrics.hallucination import CorpusFacts, Hallucination
 from pytest_mteval.metrics.source_copies import mangled_copy, no_text_of_its_own
 from pytest_mteval.metrics.text import words
 
@@ -74,7 +74,7 @@ def test_a_word_of_another_source_is_left_to_the_checks_across_entries():
 
 
 def test_hallucination_counts_a_mangled_copy_and_not_a_whole_one():
-    check = Hallucination(length_factor=1.0, lower_case_vocabulary=frozenset(), check_names=False)
+    check = Hallucination(CorpusFacts(1.0, lower_case_vocabulary=frozenset(), check_names=False))
     entry = Entry(id="1", source="and", reference="êkwa")  # the vocabulary corpus's entry
 
     def reasons(output: str) -> list[str]:

@@ -44,6 +44,7 @@ import re
 import statistics
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
 import regex
@@ -113,17 +114,45 @@ HALLUCINATION: Final = MetricDefinition(
 )
 
 
+@dataclass(frozen=True)
+class CorpusFacts:
+    """What the per-entry checks take from the whole corpus."""
+
+    #: The corpus's median of reference letters / source letters.
+    length_factor: float
+    lower_case_vocabulary: frozenset[str]
+    check_names: bool
+
+    @classmethod
+    def of(cls, corpus: Corpus) -> CorpusFacts:
+        return cls(
+            length_factor=length_factor(corpus),
+            lower_case_vocabulary=lower_case_vocabulary(corpus),
+            check_names=name_checks_apply(
+                (e.reference for e in corpus.entries), (e.source for e in corpus.entries)
+            ),
+        )
+
+
 class Hallucination:
     name = "hallucination"
     definitions = (HALLUCINATION,)
 
-    def __init__(
-        self, length_factor: float, lower_case_vocabulary: frozenset[str], check_names: bool
-    ) -> None:
-        #: The corpus's median of reference letters / source letters.
-        self.length_factor = length_factor
-        self.lower_case_vocabulary = lower_case_vocabulary
-        self.check_names = check_names
+    def __init__(self, facts: CorpusFacts | Corpus) -> None:
+        """``facts``, or the corpus to learn them from before the first entry is scored
+        (``prepare``): a process that only aggregates, as an xdist controller, never reads
+        the whole corpus for them (0.5 s at 10,000 entries)."""
+        self._facts = facts
+
+    @property
+    def facts(self) -> CorpusFacts:
+        if not isinstance(self._facts, CorpusFacts):
+            self._facts = CorpusFacts.of(self._facts)
+        return self._facts
+
+    def prepare(self) -> None:
+        """Learn the corpus's facts now, before an entry's scoring time starts."""
+        _ = self.facts
 
     def reasons(self, entry: Entry, predicted: str) -> list[str]:
         """Every per-entry reason to believe the output is not a translation of the source."""
@@ -132,7 +161,8 @@ class Hallucination:
             return ["empty_output"] if letters(entry.source) else []
         found = []
         ratio = size / max(reference_size, 1)
-        expected = letters(entry.source) * self.length_factor
+        facts = self.facts
+        expected = letters(entry.source) * facts.length_factor
         if abs(size - reference_size) >= MIN_GAP and _outside(ratio, MAX_RATIO):
             found.append(f"length_ratio: {ratio:.2f} of the reference")
         elif (
@@ -152,7 +182,9 @@ class Hallucination:
         large = sorted(n for n in new_numbers if int(n) > MAX_SPELLED_NUMBER)
         if large:
             found.append(f"new_number: {', '.join(large)}")
-        names = new_names(entry, predicted, self.lower_case_vocabulary) if self.check_names else []
+        names = (
+            new_names(entry, predicted, facts.lower_case_vocabulary) if facts.check_names else []
+        )
         if names:
             found.append(f"new_name: {', '.join(names)}")
         if mangled_copy(words(predicted), entry):
@@ -193,14 +225,7 @@ def length_factor(corpus: Corpus) -> float:
 
 def build(context: MetricContext) -> Hallucination:
     """Always available: it needs only the corpus."""
-    corpus = context.corpus
-    return Hallucination(
-        length_factor=length_factor(corpus),
-        lower_case_vocabulary=lower_case_vocabulary(corpus),
-        check_names=name_checks_apply(
-            (e.reference for e in corpus.entries), (e.source for e in corpus.entries)
-        ),
-    )
+    return Hallucination(context.corpus)
 
 
 FAMILY: Final = BuiltinFamily(Hallucination, build, build_at=6, report_at=6)

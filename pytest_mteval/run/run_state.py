@@ -7,6 +7,7 @@ process, and shared by the entry items and the user's own tests on that process.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -100,6 +101,7 @@ class RunState:
     card_path_existed: bool = False  # --mteval-run-card existed before any method code ran
     #: batches whose entries all failed with one error, by number (run/method_traceback.py)
     batch_failures: dict[int, BatchFailure] = field(default_factory=dict)
+    _prepared: bool = False  # the metrics' prepare() ran in this process
 
     def __post_init__(self) -> None:
         entries = self.corpus.entries
@@ -168,6 +170,7 @@ class RunState:
 
     def _scored(self, batch: int, results: dict[str, MethodResult]) -> list[EntryRecord]:
         """The batch's records, every selected metric scored (here or in the scorer process)."""
+        self._prepare()  # outside the entries' scoring time (--mteval-score-timeout)
         entries = [self.corpus.entries[i] for i in self.batches[batch]]
         records = [
             build_record(
@@ -204,8 +207,13 @@ class RunState:
             self.scoring.start(self._prepare)
 
     def _prepare(self) -> None:
-        """What the metrics load before their first entry (``Metric.prepare``)."""
+        """What the metrics load before their first entry (``Metric.prepare``), once in each
+        process that scores: the scorer process while pytest collects, else the first batch."""
+        if self._prepared:
+            return
+        self._prepared = True
         for metric in self.builtin_metrics:
             prepare = getattr(metric, "prepare", None)
             if prepare is not None:
-                prepare()
+                with contextlib.suppress(Exception):  # it fails again on each entry, recorded
+                    prepare()
