@@ -87,7 +87,8 @@ BROKEN = {
     "raises-when-built": (
         "class Probe:\n    def __init__(self):\n        raise ValueError('no key')\n\n"
         "    async def translate(self, entries, config):\n        return []\n",
-        r"building Probe\(\) failed: ValueError\('no key'\)",
+        r"method\.json: entry point 'probe:Probe': building Probe\(\) failed: "
+        r"ValueError\('no key'\)",
     ),
 }
 
@@ -108,3 +109,26 @@ def test_a_method_whose_code_breaks_in_its_runner_refuses_the_run_in_one_line(
     assert len(errors) == 1, result.stderr.str()
     assert re.search(says, errors[0]), errors[0]
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_a_method_that_fails_to_build_in_process_names_its_manifest(
+    pytester: pytest.Pytester,
+) -> None:
+    """The harness builds the method itself with ``--mteval-runner=inprocess``: the same one
+    line names the method.json and the entry point whose class failed."""
+    source, says = BROKEN["raises-when-built"]
+    method = write_probe(pytester.path, source)
+    corpus = pytester.path / "six.json"
+    corpus.write_text(json.dumps(envelope(flores_entries(6))), encoding="utf-8")
+    result = pytester.runpytest_subprocess(
+        f"--mteval-corpus={corpus}",
+        f"--mteval-method={method}",
+        "--mteval-runner=inprocess",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert len(errors) == 1, result.stderr.str()
+    assert errors[0].startswith(f"ERROR: {method / 'method.json'}: "), errors[0]
+    assert re.search(says, errors[0]), errors[0]

@@ -59,10 +59,14 @@ def import_entry_point(folder: Path, entry: str) -> type:
     return cls
 
 
-def build_instance(cls: type, harness_shim: bool = False) -> TranslationMethod:
-    """``cls()``, wrapped in the reference harness's shim when its manifest asks for it."""
+def build_instance(
+    cls: type, folder: Path, entry: str, harness_shim: bool = False
+) -> TranslationMethod:
+    """``cls()``, wrapped in the reference harness's shim when its manifest asks for it; a
+    failure names the manifest and entry point it was built from."""
     try:
         method = cls()
     except Exception as exc:
-        raise MethodLoadError(f"building {cls.__name__}() failed: {exc!r}") from None
+        where = f"{folder / 'method.json'}: entry point {entry!r}"
+        raise MethodLoadError(f"{where}: building {cls.__name__}() failed: {exc!r}") from None
     return HarnessPluginMethod(method) if harness_shim else method

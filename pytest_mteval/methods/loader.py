@@ -124,7 +124,7 @@ def load_folder(
         return MethodSource(name, folder, manifest, _runs_elsewhere, distribution, code, **chosen)
     cls = import_entry_point(folder, entry)
     shim = bool(shim_note(manifest.model_extra))  # a reference-harness plugin, run through it
-    factory: MethodFactory = lambda _config: build_instance(cls, shim)  # noqa: E731
+    factory: MethodFactory = lambda _config: build_instance(cls, folder, entry, shim)  # noqa: E731
     return MethodSource(name, folder, manifest, factory, distribution, code, **chosen)
 
 

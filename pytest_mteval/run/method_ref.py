@@ -57,8 +57,9 @@ def method_ref(source: MethodSource) -> MethodRef:
 def build_method(ref: MethodRef, config: RunConfig) -> TranslationMethod:
     """Inside the runner: import and construct the method named by ``ref``."""
     if ref.get("kind") == "folder":
-        cls = import_entry_point(Path(str(ref["path"])).resolve(), str(ref["entry_point"]))
-        return build_instance(cls, bool(ref.get("harness_shim")))
+        folder, entry = Path(str(ref["path"])).resolve(), str(ref["entry_point"])
+        cls = import_entry_point(folder, entry)
+        return build_instance(cls, folder, entry, bool(ref.get("harness_shim")))
     if ref.get("kind") == "entry_point":
         for path in ref.get("sys_path") or []:  # the sandbox runs Python isolated (-I)
             if path not in sys.path:
