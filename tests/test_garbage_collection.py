@@ -86,3 +86,32 @@ def test_a_child_forked_while_a_run_starts_collects_its_own_garbage():
         pid, pipe = fork_child(lambda p: p.send(gc.isenabled()))
     assert pipe.recv() is True
     reap(pid)
+
+
+def test_the_frozen_heap_raises_no_false_alarm_from_hypothesis_about_trio(
+    pytester, small_corpus, monkeypatch
+):
+    """With trio and hypothesis installed (selenium brings trio), hypothesis's terminal summary
+    imports hypothesis, whose trio hook registers a random generator that trio's module holds.
+    Under the run's freeze that module looks unreferenced to ``gc.get_referrers``, and
+    hypothesis warned that the generator could be collected at once: "1 warning" on every
+    run, though nothing was wrong. A real warning from elsewhere still shows."""
+    pytest.importorskip("trio")
+    pytest.importorskip("hypothesis")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:asyncio")  # hypothesis's plugin as installed
+    pytester.makepyfile(
+        test_other="import warnings\n\ndef test_warns():\n"
+        "    warnings.warn('It looks like `register_random` was passed an object that could "
+        "be garbage collected immediately')\n"
+    )
+    result = pytester.runpytest_subprocess(
+        f"--mteval-corpus={small_corpus}",
+        f"--mteval-method={METHODS / 'identity'}",
+        "-p",
+        "no:cacheprovider",
+        "test_other.py",
+    )
+    output = result.stdout.str()
+    assert "hypothesis-" in output  # its plugin is loaded
+    assert "HypothesisWarning" not in output, output
+    result.assert_outcomes(passed=7, warnings=1)  # six entries, and the other test's warning

@@ -42,7 +42,7 @@ def start_active_run(config: pytest.Config, contributions: Contributions) -> Non
     config.stash[STATE] = state
     run = ActiveRun(config, state, card)
     config.pluginmanager.register(run, "mteval-run")
-    run.collector.start()
+    run.collector.start(config)
     # Put back after pytest's own collections at unconfigure (the unraisable-exception
     # plugin's): a cleanup registered from here, before that plugin's configure, runs after
     # them, so they do not walk the whole frozen heap of imported modules once more.
