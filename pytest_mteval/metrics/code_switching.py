@@ -111,8 +111,8 @@ class CodeSwitching:
     def __init__(
         self,
         target_system: str | None,
-        target_vocabulary: frozenset[str],
-        names: frozenset[str],
+        target_vocabulary: frozenset[str] = frozenset(),
+        names: frozenset[str] = frozenset(),
         is_target_word: Callable[[str], bool] | None = None,
         lexicon: frozenset[str] = frozenset(),
         word_data: WordData | None = None,
@@ -283,8 +283,6 @@ def build(context: MetricContext) -> CodeSwitching:
     analyzer = analyzer_for(context)
     return CodeSwitching(
         target_system=dominant_system(e.reference for e in corpus.entries),
-        target_vocabulary=frozenset(),
-        names=frozenset(),
         is_target_word=analyzer.accepts if analyzer is not None else None,
         lexicon=target_lexicon(context),
         word_data=word_data(
