@@ -29,8 +29,9 @@ from pytest_mteval.methods.loader import (
     PackagedFolder,
     Registered,
     find_method,
+    method_card_for,
 )
-from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
+from pytest_mteval.methods.manifest import ManifestError, MethodCard
 from pytest_mteval.methods.preflight import run_preflight
 from pytest_mteval.methods.protocol import RunConfig
 from pytest_mteval.metrics import catalog
@@ -205,7 +206,7 @@ def _finish_start(
         state.baseline_load = load_baseline(
             settings.baseline, state.corpus, settings.allow_dataset_change
         )
-    card = load_method_card(settings.method_card) if settings.method_card else None
+    card = method_card_for(source, settings.method_card, settings.model)
     return state, card
 
 
