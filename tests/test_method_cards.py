@@ -119,13 +119,21 @@ def test_each_shared_field_is_compared(field, claim, _):
     assert found.field == field
 
 
-def test_publish_refuses_an_issued_card_whose_method_card_contradicts_it(tmp_path):
-    """A card sealed before the run checked its method card is not posted."""
-    folder = copied(tmp_path / "replay", REPLAY, None)
-    path = card_of("gpt55", "publish", method=folder)
+def issued_contradicting_card(root: Path) -> Path:
+    """A real card whose method card says "pipeline" for the custom-plugin replay, sealed as
+    a harness that did not check method cards would have sealed it."""
+    folder = copied(root / "replay", REPLAY, None)
+    path = card_of("gpt55", "issued", method=folder)
     card = load(path)
     card["method_card"] = {**LOOKUP_CARD, "method_id": "replay", "class": "pipeline"}
-    runcard.seal(card)  # as an older harness would have sealed it
+    forged = root / "issued.json"
+    forged.write_text(json.dumps(runcard.seal(card)), encoding="utf-8")
+    runcard.verify(load(forged), forged)
+    return forged
+
+
+def test_publish_refuses_an_issued_card_whose_method_card_contradicts_it(tmp_path):
+    card = load(issued_contradicting_card(tmp_path))
     with pytest.raises(PublishError) as info:
         publish(card, "http://127.0.0.1:9/never-reached", retries=0)
     assert str(info.value) == (
@@ -133,6 +141,13 @@ def test_publish_refuses_an_issued_card_whose_method_card_contradicts_it(tmp_pat
         "method.manifest says 'custom-plugin': a method card describes its method, it cannot "
         "contradict it; not published"
     )
+
+
+def test_the_board_shows_the_audited_class_of_an_issued_contradicting_card(tmp_path, capsys):
+    path = issued_contradicting_card(tmp_path)
+    assert main(["leaderboard", str(path)]) == 0
+    (rows,) = tables(capsys.readouterr().out).values()
+    assert rows[0]["Class"] == "custom-plugin"
 
 
 # --- item 5: a licence that withholds redistribution cannot be declared redistributable ---------

@@ -29,7 +29,7 @@ from pytest_mteval.reports.board_rules import (
     why_not_ranked,
 )
 from pytest_mteval.reports.domain_slice import domain_slice
-from pytest_mteval.reports.method_columns import method_columns
+from pytest_mteval.reports.method_columns import checked_class, method_columns
 from pytest_mteval.reports.validation_records import extended_parents, human_validation
 from pytest_mteval.scoring import composite as scoring
 
@@ -278,7 +278,7 @@ def _row(path: Path, card: CardView, tier: str, reason: str, domain: str | None)
         path=str(path),
         run_id=str(card.run_id),
         method=card.board_name,
-        method_class=card.method_class,
+        method_class=checked_class(card),
         dependency_class=card.dependency_class,
         model=str(card.model),
         condition=str(card.condition),

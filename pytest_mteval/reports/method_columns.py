@@ -36,6 +36,13 @@ def method_columns(card: CardView) -> MethodColumns:
     )
 
 
+def checked_class(card: CardView) -> str | None:
+    """The method class of method.json, which the harness audited; the public card's only
+    when there is no manifest (a card issued before cards were checked may contradict it)."""
+    found = _manifest(card).get("class") or card.public.get("class")
+    return str(found) if found else None
+
+
 def tools_used(card: CardView) -> str:
     """The card's ``tools_used``, else the tools the run enabled."""
     tools = card.public.get("tools_used") or card.raw.get("tools_enabled") or []
