@@ -12,7 +12,8 @@ import json
 import pytest
 from browser import chromium, console_errors, full_page_screenshot, skip_reason
 from leaderboard_cards import copy_cards, load
-from test_method_cards import method_card_cards
+from official_cards import card_of
+from test_method_cards import REPLAY, copied, method_card_cards
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cli.main import main
@@ -21,12 +22,24 @@ pytestmark = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() 
 # matplotlib loaded in this process before any page is drawn (tests/test_pages_in_browser.py)
 pytest.importorskip("pytest_mteval.reports.html_report")
 
-#: Per method cell: how many lines its name and badge take (a Range's client rects count
-#: one box per line an inline element spans).
+#: Per method cell: how many lines its text takes, badge included. A Range over the cell gives
+#: one client rect per line of each text fragment; rects whose middles fall inside one line's
+#: top and bottom are that line.
 LINES = """
-return Array.from(document.querySelectorAll('td.method .method-name')).map(span => {
-  const tops = new Set(Array.from(span.getClientRects()).map(r => Math.round(r.top)));
-  return [span.textContent, tops.size];
+return Array.from(document.querySelectorAll('td.method')).map(cell => {
+  const range = document.createRange();
+  range.selectNodeContents(cell);
+  const rects = Array.from(range.getClientRects()).filter(r => r.width > 0 && r.height > 0)
+    .sort((a, b) => a.top - b.top);
+  const lines = [];
+  for (const r of rects) {
+    const middle = (r.top + r.bottom) / 2;
+    const line = lines.find(l => middle >= l.top && middle <= l.bottom);
+    if (!line) { lines.push({top: r.top, bottom: r.bottom}); continue; }
+    line.top = Math.min(line.top, r.top);
+    line.bottom = Math.max(line.bottom, r.bottom);
+  }
+  return [cell.textContent, lines.length];
 });
 """
 WIDTHS = """
@@ -42,12 +55,19 @@ return [doc.scrollWidth, doc.clientWidth, window.innerWidth, tables];
 @pytest.fixture(scope="module")
 def board_folder(tmp_path_factory):
     """Real cards of every kind the board shows: three eng→sna runs and one eng→sme run
-    without method cards, and two runs whose method cards fill the method columns."""
+    without method cards, two runs whose method cards fill the method columns, and an A2 run
+    of the same method and model as another (the longest badge, and a run label)."""
     root = tmp_path_factory.mktemp("fit")
     cards = root / "cards"
     copy_cards(cards, "gpt55", "haiku", "deepseek", "gemini-sme")
     for path in method_card_cards(root / "methods"):
         (cards / f"card-{path.name}").write_bytes(path.read_bytes())
+    external = copied(root / "a2" / "replay", REPLAY, None, dependency_class="A2", dependencies=[
+        {"id": "engine", "kind": "service", "license": "proprietary", "access": "external-api",
+         "source": "https://engine.example/translate", "substitutable": False,
+         "redistributable": False, "transferable": False},
+    ])  # fmt: skip
+    (cards / "card-a2.json").write_bytes(card_of("haiku", "a2", method=external).read_bytes())
     return cards
 
 
@@ -67,7 +87,8 @@ def test_the_leaderboard_fits_1400_px(board_folder, tmp_path):
     for right, table_scroll, table_client in tables:
         assert right <= client_width
         assert table_scroll <= table_client
-    assert len(lines) == 6  # every ranked card's method cell measured
+    assert len(lines) == 7  # every ranked card's method cell measured
+    assert any("external dependency" in name and "[" in name for name, _ in lines)
     assert all(1 <= count <= 2 for _, count in lines), lines
     # the columns that made it wide are there, filled
     text = page.read_text(encoding="utf-8")
