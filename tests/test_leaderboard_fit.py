@@ -17,8 +17,9 @@ from test_method_cards import REPLAY, copied, method_card_cards
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cli.main import main
+from pytest_mteval.reports import plots
 
-pytestmark = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
+needs_chromium = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
 # matplotlib loaded in this process before any page is drawn (tests/test_pages_in_browser.py)
 pytest.importorskip("pytest_mteval.reports.html_report")
 
@@ -71,6 +72,7 @@ def board_folder(tmp_path_factory):
     return cards
 
 
+@needs_chromium
 def test_the_leaderboard_fits_1400_px(board_folder, tmp_path):
     out = tmp_path / "out"
     assert main(["leaderboard", str(board_folder), "--html", f"{out}/"]) == 0
@@ -122,3 +124,12 @@ def test_no_cost_plot_when_no_card_has_a_cost(tmp_path, capsys):
     text = (out / "leaderboard.html").read_text(encoding="utf-8")
     assert text.count('<g id="card-') == 2
     assert "No cost-versus-quality plot" not in text
+
+
+def test_the_no_plot_sentence_tells_unknown_from_free_costs():
+    free = plots.ScatterPoint("a", 0.0, 0.5, 0.4, 0.6)
+    unknown = plots.ScatterPoint("b", None, 0.6, None, None)
+    paid = plots.ScatterPoint("c", 0.002, 0.7, 0.6, 0.8)
+    assert "(1 record no cost and 1 cost nothing)" in str(plots.no_cost_plot([free, unknown]))
+    assert plots.no_cost_plot([free, unknown, paid]) is None  # one cost spreads the points
+    assert plots.no_cost_plot([]) is None
