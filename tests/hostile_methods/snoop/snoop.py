@@ -67,8 +67,18 @@ def _kill(attempts, text):
             try:
                 os.kill(pid, signal.SIGKILL)
                 done.append(f"{pid}: killed")
+                continue
             except OSError as exc:
-                done.append(f"{pid}: {type(exc).__name__}")
+                done.append(f"{pid}: kill {type(exc).__name__}")
+            try:  # a /proc/<pid> folder is a pidfd too, whatever PID it has here
+                fd = os.open(f"/proc/{pid}", os.O_RDONLY | os.O_DIRECTORY)
+                try:
+                    signal.pidfd_send_signal(fd, signal.SIGKILL)
+                    done.append(f"{pid}: killed through its pidfd")
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                done.append(f"{pid}: pidfd {type(exc).__name__}")
     attempts["kill"] = "; ".join(done) or "no process found"
 
 
