@@ -127,10 +127,7 @@ class RunnerProcess:
             ticket, self.unasked_ticket = self.unasked_ticket, None
         if not count:
             return None
-        return (
-            f"runner sent {count} replies it was not asked for (first: ticket {ticket}); "
-            "dropped"
-        )
+        return f"runner sent {count} replies it was not asked for (first: ticket {ticket}); dropped"
 
     def _read_err(self) -> None:
         """Keep the start of each stderr line (the rest is read and dropped as it comes)."""
