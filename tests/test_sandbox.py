@@ -194,6 +194,30 @@ def test_an_x_method_runs_in_the_network_sandbox(pytester, corpus):
 
 
 @needs_namespaces
+def test_an_x_method_with_an_llm_reaches_it_through_the_gateway(pytester, corpus, monkeypatch):
+    """Bundled data without rights makes an LLM method class X: it still gets the sandbox and
+    the gateway, which holds the key (it once got the plain runner and the key itself)."""
+    monkeypatch.setenv("MTEVAL_TEST_KEY", KEY)
+    closed = {"id": "d", "kind": "data", "license": "none", "access": "bundled", "source": "d",
+              "redistributable": False, "transferable": False}  # fmt: skip
+    method = method_copy(
+        pytester, METHODS / "raw-llm", "closed-llm", dependency_class="X",
+        dependencies=[GATEWAY_DEPENDENCY, closed],
+    )  # fmt: skip
+    with ChatServer() as server:
+        _result, card = run(
+            pytester, corpus, method, "--mteval-model=test/model",
+            f"--mteval-method-arg=base_url={server.url}",
+            "--mteval-method-arg=api_key_env=MTEVAL_TEST_KEY",
+        )  # fmt: skip
+        seen = list(server.requests)
+    assert card is not None
+    assert (card["runner"]["sandbox"], card["runner"]["gateway"]["forwarded"]) == ("netns", 6)
+    assert all(r.headers.get("authorization") == f"Bearer {KEY}" for r in seen)
+    assert all(row["error"] is None for row in card["results"])
+
+
+@needs_namespaces
 def test_an_a2_method_is_refused_in_the_network_sandbox(pytester, corpus):
     dependency = dict(GATEWAY_DEPENDENCY, access="external-api", source="https://x.example")
     method = method_copy(
