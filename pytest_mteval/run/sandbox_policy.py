@@ -170,9 +170,8 @@ def choose_sandbox(state: RunState) -> SandboxChoice:
             assert manifest is not None
             why = (
                 f"method {manifest.method_id!r} is class {manifest.dependency_class}: it reaches "
-                "a dependency over the "
-                "network, which the network sandbox has none of (spec §8.6); the default "
-                "(auto) runs it sandboxed with the host's network"
+                "a dependency over the network, which the network sandbox has none of (spec "
+                "§8.6); the default (auto) runs it sandboxed with the host's network"
             )
         if why is not None or problem is not None:
             raise SettingsError(f"--mteval-sandbox=netns: {why or problem}")
@@ -186,8 +185,7 @@ def choose_sandbox(state: RunState) -> SandboxChoice:
         if must:
             raise SettingsError(
                 f"{must} needs the network sandbox, and a method that calls a service itself "
-                "(class A2) keeps the host's "
-                "network: run it without secret data"
+                "(class A2) keeps the host's network: run it without secret data"
             )
         return SandboxChoice(HOST_NETWORK, requested)
     return SandboxChoice(NO_NETWORK, requested)
