@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,6 +28,21 @@ from pytest_mteval.metrics.output_language import LanguageVerdict, wrong_languag
 from pytest_mteval.scoring.guards import run_flags, wrong_language_rate
 
 SHARED = Path("/work/shared/data")
+REPO = Path(__file__).resolve().parents[1]
+FLORES_FRA = REPO / "corpora" / "eng-fra-flores-devtest.json"
+IDENTITY = REPO / "methods" / "identity"
+#: Times the check on a card's records in a fresh process (its imports excluded, as a run
+#: has them already): what the run's end pays for it.
+_TIME_CHECK = """
+import json, sys, time
+from pytest_mteval.metrics.entry_record import as_records
+from pytest_mteval.scoring.guards import output_languages
+card = json.load(open(sys.argv[1], encoding="utf-8"))
+records = as_records(card["results"])
+start = time.perf_counter()
+output_languages(records, card["dataset"].get("target_language") or "fr")
+print(time.perf_counter() - start)
+"""
 FLORES_LANGUAGES = ("eng_Latn", "fra_Latn", "deu_Latn", "spa_Latn", "quy_Latn")
 
 
@@ -114,12 +132,48 @@ def upstream(folder: Path, corpora: Path) -> None:
     print()
 
 
+def speed(rounds: int) -> None:
+    """The identity method's whole FLORES eng->fra run, and the check's share of it."""
+    print("Speed: identity method, 1,012 FLORES entries eng->fra (wall seconds)")
+    for round_ in range(rounds):
+        with tempfile.TemporaryDirectory() as scratch:
+            card = Path(scratch) / "card.json"
+            start = time.perf_counter()
+            subprocess.run(
+                [
+                    *(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"),
+                    f"--mteval-corpus={FLORES_FRA}",
+                    f"--mteval-method={IDENTITY}",
+                    f"--mteval-run-card={card}",
+                ],
+                cwd=scratch,
+                capture_output=True,
+                check=True,
+            )
+            run = time.perf_counter() - start
+            checked = subprocess.run(
+                [sys.executable, "-c", _TIME_CHECK, str(card)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            check = float(checked.stdout.strip())
+            print(
+                f"round {round_ + 1}: run {run:.2f} s, of which the check {check:.2f} s: "
+                f"ratio with / without the check {run / (run - check):.3f}"
+            )
+    print()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--flores", type=Path, default=SHARED / "flores200-devtest")
     parser.add_argument("--tatoeba", type=Path, default=SHARED / "tatoeba-curated")
     parser.add_argument("--runs", type=Path, default=SHARED / "upstream-runs")
+    parser.add_argument("--speed", type=int, default=3, metavar="ROUNDS", help="0: skip it")
     args = parser.parse_args(argv)
+    if args.speed:
+        speed(args.speed)
     flores(args.flores)
     tatoeba(args.tatoeba)
     upstream(args.runs, args.tatoeba)

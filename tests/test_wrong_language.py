@@ -109,7 +109,9 @@ def test_each_listed_target_keeps_its_own_references_and_refuses_the_others():
 def test_the_verdict_follows_wordfreqs_own_frequencies():
     # An independent computation with wordfreq's public API: each word's Zipf in its small
     # lists, a missing word at the list's cut-off; the rule of the module docstring on them.
-    languages = [code for code in wordfreq.available_languages("small") if code not in {"zh", "ja", "ko"}]
+    languages = [
+        code for code in wordfreq.available_languages("small") if code not in {"zh", "ja", "ko"}
+    ]
     checked = 0
     for output in lines("spa")[:12] + french()[:12]:
         judged = judged_words(output)
@@ -161,7 +163,8 @@ def test_an_entrys_own_reference_does_not_vouch_for_its_output():
     references = [[spanish], *as_references(quechua[1:])]
     outputs = [spanish, *quechua[1:]]
     verdicts = wrong_language(outputs, references, "quy")
-    assert verdicts[0].wrong and verdicts[0].reads_as == "es"
+    assert verdicts[0].wrong
+    assert verdicts[0].reads_as == "es"
 
 
 # --- writing systems and short outputs ------------------------------------------------------
@@ -186,7 +189,12 @@ def test_an_output_in_another_writing_system_is_flagged_by_its_script():
 
 def test_short_outputs_are_left_undecided():
     # A word or two, names left out, cannot tell Spanish from French: no verdict, no flag.
-    outputs = ["Sí, claro.", "Los Ángeles", "Gracias por todo", "Madrid y Barcelona, Sevilla y Valencia"]
+    outputs = [
+        "Sí, claro.",
+        "Los Ángeles",
+        "Gracias por todo",
+        "Madrid y Barcelona, Sevilla y Valencia",
+    ]
     verdicts = wrong_language(outputs, as_references(french()[:4]), "fr")
     assert [v.decided for v in verdicts] == [False] * 4
     assert not any(v.wrong for v in verdicts)
@@ -240,7 +248,11 @@ def test_a_spanish_run_is_flagged_per_entry_and_its_tier_capped():
 def test_a_fifth_of_the_answered_entries_makes_the_run_wrong_language():
     # 20 Spanish outputs among 100: at the threshold. 15: below it, no flag.
     spanish, french_refs = lines("spa"), french()
-    wrong_20 = [i for i, v in enumerate(wrong_language(spanish, as_references(french_refs), "fr")) if v.wrong][:20]
+    wrong_20 = [
+        i
+        for i, v in enumerate(wrong_language(spanish, as_references(french_refs), "fr"))
+        if v.wrong
+    ][:20]
     mixed = [spanish[i] if i in wrong_20 else french_refs[i] for i in range(SIZE)]
     assert [f["code"] for f in flags_of(records(mixed))] == ["wrong_language"]
     fewer = [spanish[i] if i in wrong_20[:15] else french_refs[i] for i in range(SIZE)]

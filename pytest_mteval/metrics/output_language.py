@@ -12,6 +12,7 @@ The rule, fixed before it was measured (docs/VALIDITY.md has the figures):
 - Most of its letters in another writing system than the corpus's references': wrong
   language (wrong script), unless the entry's own reference is written in it (then it is
   taken as right: a quotation or a name kept in its script).
+- Other languages are those with a list in the target's writing system.
 - Target with a list: a word scores its Zipf frequency in each list, a word a list lacks
   counts at the list's cut-off (the most it could be there, so differences are never
   overstated). The output is in another language when that language's mean score beats the
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import zlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -55,6 +57,8 @@ KNOWN_SHARE: Final = 0.5
 _NEEDS_SEGMENTER: Final = frozenset({"zh", "ja", "ko"})
 #: Languages wordfreq lists under a macrolanguage's or a standard's name.
 _LISTED_AS: Final = {"bs": "sh", "hr": "sh", "sr": "sh", "hbs": "sh", "no": "nb", "tl": "fil"}
+#: Bytes of a list's msgpack header ("format": "cB", "version": 1...), ASCII to skip.
+_HEADER_BYTES: Final = 64
 _JOINER = regex.compile(r"['’\-‐‑·]")
 
 
@@ -100,16 +104,28 @@ def small_lists() -> dict[str, Path]:
     if spec is None or not spec.submodule_search_locations:
         return {}
     folder = Path(next(iter(spec.submodule_search_locations))) / "data"
-    found = {path.name.split(".")[0].removeprefix("small_"): path for path in folder.glob("small_*")}
+    found = {
+        path.name.split(".")[0].removeprefix("small_"): path for path in folder.glob("small_*")
+    }
     return {language: path for language, path in sorted(found.items()) if "_" not in language}
+
+
+@lru_cache(maxsize=64)
+def list_system(language: str) -> str | None:
+    """The writing system of a list's most frequent words, from its first few kilobytes: a
+    list in another system than the target's cannot hold an output in the target's."""
+    with small_lists()[language].open("rb") as packed:
+        head = zlib.decompressobj(wbits=31).decompress(packed.read(4096), 8192)
+    return dominant_system((head[_HEADER_BYTES:].decode("utf-8", "ignore"),))
 
 
 def zipf_of(encoded: dict[bytes, str], path: Path) -> dict[str, float]:
     """The Zipf frequency of each word asked (``encoded``: UTF-8 -> word) that the list at
     ``path`` holds."""
+    wanted = set(encoded)  # once: ``keys() & band`` would copy the keys for every band
     found: dict[str, float] = {}
     for index, band in enumerate(packed_bands(str(path))):
-        for key in encoded.keys() & band:
+        for key in wanted.intersection(band):
             found[encoded[key]] = 9.0 - index / 100.0
     return found
 
@@ -138,7 +154,11 @@ def wrong_language(
     target = list_language(target_language)
     vocabulary = list(dict.fromkeys(w for i in open_ for w in judged[i]))
     position = {word: n for n, word in enumerate(vocabulary)}
-    languages = [lang for lang in small_lists() if lang not in _NEEDS_SEGMENTER]
+    languages = [
+        lang
+        for lang in small_lists()
+        if lang not in _NEEDS_SEGMENTER and target_system in (None, list_system(lang))
+    ]
     zipf = _zipf_matrix(vocabulary, languages, joined=target is not None)
     if target is not None and target in languages:
         listed = _ListedTarget(zipf, languages, target)
@@ -153,13 +173,15 @@ def wrong_language(
 
 def _zipf_matrix(vocabulary: list[str], languages: list[str], joined: bool) -> NDArray[np.float64]:
     """Each word's Zipf in each list (a row per word, a column per language), NaN if absent."""
-    parts = {w: [p for p in _JOINER.split(w) if p] if joined else [] for w in vocabulary}
-    asked = set(vocabulary).union(*parts.values())
+    joined_parts = {
+        w: [p for p in _JOINER.split(w) if p] for w in vocabulary if joined and _JOINER.search(w)
+    }
+    asked = set(vocabulary).union(*joined_parts.values())
     encoded = {word.encode("utf-8"): word for word in asked}
     lists = small_lists()
     matrix = np.full((len(vocabulary), len(languages)), math.nan)
     row_of = {word: row for row, word in enumerate(vocabulary)}
-    joined_words = [(row_of[w], ps) for w, ps in parts.items() if len(ps) > 1]
+    joined_words = [(row_of[w], ps) for w, ps in joined_parts.items() if len(ps) > 1]
     for column, language in enumerate(languages):
         table = zipf_of(encoded, lists[language])
         for word, value in table.items():
@@ -215,7 +237,9 @@ class _UnlistedTarget:
         return self.entries_using[word] - (word in self.per_entry[index]) > 0
 
     def verdict(self, judged: list[str], rows: list[int], index: int) -> LanguageVerdict:
-        foreign = [r for w, r in zip(judged, rows, strict=True) if not self.is_target_word(w, index)]
+        foreign = [
+            r for w, r in zip(judged, rows, strict=True) if not self.is_target_word(w, index)
+        ]
         held = self.known[foreign].sum(axis=0) if foreign else np.zeros(len(self.languages))
         best = int(np.argmax(held))
         if held[best] / len(judged) >= KNOWN_SHARE:
