@@ -187,6 +187,15 @@ def test_an_output_in_another_writing_system_is_flagged_by_its_script():
     assert not own[0].wrong
 
 
+def test_a_target_in_a_writing_system_without_lists_is_left_alone():
+    # Chinese, Japanese and Korean lists need a segmenter: a Chinese target has no list to
+    # compare its outputs with, and the check says nothing rather than failing the card.
+    chinese = chinese_sentences()
+    verdicts = wrong_language(chinese, as_references(chinese), "zh")
+    assert not any(v.wrong for v in verdicts)
+    assert any(v.decided for v in verdicts)
+
+
 def test_short_outputs_are_left_undecided():
     # A word or two, names left out, cannot tell Spanish from French: no verdict, no flag.
     outputs = [

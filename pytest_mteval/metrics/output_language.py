@@ -151,16 +151,19 @@ def wrong_language(
         # else: written like the entry's own reference (a quotation kept in its script)
     if not open_:
         return verdicts
-    target = list_language(target_language)
-    vocabulary = list(dict.fromkeys(w for i in open_ for w in judged[i]))
-    position = {word: n for n, word in enumerate(vocabulary)}
     languages = [
         lang
         for lang in small_lists()
         if lang not in _NEEDS_SEGMENTER and target_system in (None, list_system(lang))
     ]
+    found = list_language(target_language)
+    target = found if found in languages else None  # a list in the references' system
+    if not languages:
+        return verdicts  # no list in the target's writing system: nothing to compare with
+    vocabulary = list(dict.fromkeys(w for i in open_ for w in judged[i]))
+    position = {word: n for n, word in enumerate(vocabulary)}
     zipf = _zipf_matrix(vocabulary, languages, joined=target is not None)
-    if target is not None and target in languages:
+    if target is not None:
         listed = _ListedTarget(zipf, languages, target)
         for i in open_:
             verdicts[i] = listed.verdict([position[w] for w in judged[i]])
