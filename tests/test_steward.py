@@ -32,9 +32,17 @@ def mteval(*args):
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory):
+def provider():
+    """The loopback provider of the whole module: an authorisation names its endpoint."""
+    with pytest.MonkeyPatch.context() as patch, ChatServer(model_id="test/oracle-2026") as running:
+        patch.setenv(KEY_ENV, "sk-steward-test")
+        yield running
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory, provider):
     """An encrypted corpus of six FLORES entries, its key, a copy of raw-llm, the steward's
-    key pair, an attacker's key pair, and a valid authorisation."""
+    key pair, an attacker's key pair, and a valid authorisation (this endpoint and model)."""
     folder = tmp_path_factory.mktemp("steward")
     clear = folder / "clear.json"
     clear.write_text(json.dumps(envelope(flores_entries(6)), ensure_ascii=False), "utf-8")
@@ -49,6 +57,7 @@ def world(tmp_path_factory):
     wrote = mteval(
         "steward", "authorise", "--corpus", str(sealed), "--corpus-key-file", str(key),
         "--method", str(method), "--key", str(folder / "steward.key"),
+        "--model", "test/oracle", "--base-url", provider.url,
         "--expires", (datetime.now(UTC) + timedelta(days=2)).date().isoformat(), "-o", str(good),
     )  # fmt: skip
     assert wrote.returncode == 0, wrote.stdout
@@ -58,10 +67,9 @@ def world(tmp_path_factory):
 
 
 @pytest.fixture
-def server(monkeypatch):
-    monkeypatch.setenv(KEY_ENV, "sk-steward-test")
-    with ChatServer(model_id="test/oracle-2026") as running:
-        yield running
+def server(provider):
+    provider.requests.clear()
+    return provider
 
 
 def run(pytester, world, server, *args, method=None):
@@ -112,7 +120,7 @@ def _attack(name, world):
     signer = load_private_key(world["dir"] / "steward.key")
     expired = authorise(
         document["corpus"], "raw-llm", document["method"]["code_sha256"],
-        now - timedelta(minutes=1), signer, now - timedelta(days=1),
+        document["provider"], now - timedelta(minutes=1), signer, now - timedelta(days=1),
     )  # fmt: skip
     return expired, "expired at"
 
@@ -206,7 +214,8 @@ def test_a_clear_development_corpus_needs_no_authorisation(pytester, world, serv
 
 def test_the_cli_refuses_a_past_expiry_and_an_existing_file(world):
     common = ["steward", "authorise", "--corpus", str(world["clear"]), "--method",
-              str(world["method"]), "--key", str(world["dir"] / "steward.key")]  # fmt: skip
+              str(world["method"]), "--key", str(world["dir"] / "steward.key"),
+              "--model", "test/oracle"]  # fmt: skip
     past = mteval(*common, "--expires", "2020-01-01", "-o", str(world["dir"] / "past.json"))
     assert past.returncode == 1
     assert "is not in the future" in past.stdout

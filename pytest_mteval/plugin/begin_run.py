@@ -52,6 +52,7 @@ from pytest_mteval.plugin.xdist_internals import (
     worker_count,
 )
 from pytest_mteval.run.cache import TranslationCache, fingerprint_components, method_fingerprint
+from pytest_mteval.run.code_inputs import bind_code
 from pytest_mteval.run.entry_selection import run_corpus
 from pytest_mteval.run.isolation import GATEWAY_SOCKET_KEY, start_isolation
 from pytest_mteval.run.method_args import check_method_args, public_config, secret_names
@@ -122,6 +123,7 @@ def start_run(
             f"not {ds.source_language}>{ds.target_language}"
         )
     check_method_args(settings.method_args, source.manifest, source.name)
+    source = bind_code(source, settings.method_args)  # interpreter, path args: what runs
     steward = run_authorisation(settings, secrecy, source, corpus.sha256)  # §8.6
     if settings.prices is not None:
         try:
