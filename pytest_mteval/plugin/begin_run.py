@@ -199,16 +199,33 @@ def _finish_start(
     if cached and getattr(state.method, "cacheable", True):
         cache = TranslationCache(config.rootpath / ".mteval" / "cache")
         public = public_config(run_config, secret_names(source.manifest))
+        code_sha256 = (source.code or {}).get("sha256")
+        runner = _runner_identity(state)
         key = (source.cache_name, source.directory, public, pytest_mteval.__version__)
         state.translator.cache = cache
-        state.translator.fingerprint = method_fingerprint(*key)
-        cache.describe(state.translator.fingerprint, fingerprint_components(*key))
+        state.translator.fingerprint = method_fingerprint(*key, code_sha256, runner)
+        cache.describe(
+            state.translator.fingerprint, fingerprint_components(*key, code_sha256, runner)
+        )
     if settings.baseline is not None:
         state.baseline_load = load_baseline(
             settings.baseline, state.corpus, settings.allow_dataset_change
         )
     card = load_method_card(settings.method_card) if settings.method_card else None
     return state, card
+
+
+def _runner_identity(state: RunState) -> dict[str, Any]:
+    """What the cache key holds of how the method ran: outputs made without the sandbox (or
+    in the harness's process) are never served to a sandboxed run."""
+    isolation = state.isolation
+    choice = isolation.choice if isolation is not None else None
+    return {
+        "mode": state.settings.runner,
+        "runtime": state.source.runtime,
+        "sandbox": isolation.sandbox if isolation is not None else "none",
+        "isolated": bool(choice is not None and choice.isolated),
+    }
 
 
 def _audit(settings: Settings, registered: Mapping[str, Registered]) -> dict[str, Any] | None:
