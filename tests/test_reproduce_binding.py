@@ -8,7 +8,6 @@ import json
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from chat_server import ChatServer
@@ -73,9 +72,7 @@ def _reproduce(world, card, *options):
     )  # fmt: skip
 
 
-def test_attack_a_card_naming_the_submitter_s_endpoint_and_a_maintainer_s_variable(
-    world, capsys
-):
+def test_attack_a_card_naming_the_submitter_s_endpoint_and_a_maintainer_s_variable(world, capsys):
     theirs, mine = world["theirs"], world["mine"]
     card_path = world["dir"] / "submitted.json"
     session(world, theirs, SUBMITTER_KEY_ENV, card_path)
@@ -120,7 +117,8 @@ def test_attack_a_reproduction_of_other_code_does_not_hold(world, capsys):
     assert repeat["fingerprint"] == original["fingerprint"]
     assert repeat["scores"]["composite"] == original["scores"]["composite"]  # t = 0
     own, other = original["method"]["code"]["sha256"], repeat["method"]["code"]["sha256"]
-    assert f"PROBLEM repeat 1: it ran other code (code sha256 {other[:12]}, the card's {own[:12]})" in out
+    problem = f"it ran other code (code sha256 {other[:12]}, the card's {own[:12]})"
+    assert f"PROBLEM repeat 1: {problem}" in out
     assert "does NOT hold" in out
 
 
@@ -143,10 +141,9 @@ def test_attack_a_maintainer_signed_run_of_other_code_does_not_verify_a_card(wor
     assert tiers[original["run_id"]].startswith("self-benchmarked"), tiers
     # the same maintainer run of the card's own code verifies it (the rule can pass)
     shutil.rmtree(world["method"])
-    shutil.copytree(METHODS / "raw-llm", world["method"], ignore=shutil.ignore_patterns("__pycache__"))
-    same = session(
-        world, mine, MAINTAINER_KEY_ENV, board / "same.json", maint, "--mteval-no-cache"
-    )
+    ignored = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(METHODS / "raw-llm", world["method"], ignore=ignored)
+    same = session(world, mine, MAINTAINER_KEY_ENV, board / "same.json", maint, "--mteval-no-cache")
     assert same["method"]["code"]["sha256"] == original["method"]["code"]["sha256"]
     tiers = reasons_by_run(board, keys)
     assert tiers[original["run_id"]].startswith("maintainer-verified"), tiers

@@ -239,15 +239,14 @@ def _authorise(world, method, out, *extra):
     return out
 
 
-def test_attack_one_authorisation_does_not_serve_another_endpoint_or_model(
-    pytester, world, server
-):
+def test_attack_one_authorisation_does_not_serve_another_endpoint_or_model(pytester, world, server):
     keys = [
         f"--mteval-steward-authorisation={world['good']}",
         f"--mteval-steward-key={world['dir'] / 'steward.key.pub'}",
     ]
     with ChatServer(model_id="test/oracle-2026") as other:
-        elsewhere, _ = run(pytester, world, server, *keys, f"--mteval-method-arg=base_url={other.url}")
+        moved = f"--mteval-method-arg=base_url={other.url}"
+        elsewhere, _ = run(pytester, world, server, *keys, moved)
         assert other.requests == []
     _refused_in_one_line(elsewhere, server, f"authorises endpoint '{server.url}'", repr(other.url))
     model, _ = run(pytester, world, server, *keys, "--mteval-model=test/another")
