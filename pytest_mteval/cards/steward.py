@@ -167,13 +167,14 @@ def _endpoint(url: Any) -> str | None:
 def run_provider(
     source: MethodSource, method_args: dict[str, str], model: str | None
 ) -> dict[str, str | None]:
-    """Where a run sends its sources: the ``base_url`` arg (an LLM method's default when it
-    has none) and the model."""
+    """Where a run sends its sources: the ``base_url`` arg (an external API's ``url`` or
+    ``endpoint``; an LLM method's default when it has none) and the model."""
     from pytest_mteval.llm.chat_settings import DEFAULT_BASE_URL
 
     klass = source.manifest.dependency_class if source.manifest else None
     default = DEFAULT_BASE_URL if klass == "A1" else None
-    return {"base_url": method_args.get("base_url") or default, "model": model}
+    named = (method_args.get(name) for name in ("base_url", "url", "endpoint"))
+    return {"base_url": next((url for url in named if url), default), "model": model}
 
 
 def _block(document: dict[str, Any], name: str) -> dict[str, Any]:
