@@ -92,6 +92,7 @@ def test_attack_a_card_naming_the_submitter_s_endpoint_and_a_maintainer_s_variab
         assert repr(theirs.url) in lines[0]
         assert "--use-card-endpoint" in lines[0]
         assert f"api_key_env='{TOKEN_ENV}'" in captured.out  # what the card asks, shown
+        assert f"with method args prices='{world['prices']}'" in captured.out
     assert len(theirs.requests) == served  # nothing reached the submitter's server
     assert mine.requests == []
     # told to, the maintainer sends the sources there, with the maintainer's key variable

@@ -75,6 +75,13 @@ def card_asks(card: Mapping[str, Any]) -> dict[str, str | None]:
     return {**shown, **{name: args.get(name) for name in ENDPOINT_ARGS}}
 
 
+def _card_args(card: Mapping[str, Any]) -> Mapping[str, Any]:
+    method: Mapping[str, Any] = card.get("method") or {}
+    config: Mapping[str, Any] = method.get("run_config") or {}
+    args = config.get("method_args")
+    return args if isinstance(args, Mapping) else {}
+
+
 def _endpoint_args(card: Mapping[str, Any], where: str, own: MaintainerEndpoint) -> list[str]:
     """The endpoint and key options of the reproduction; ReproductionError when the card's
     endpoint is not the maintainer's and the maintainer did not choose the card's."""
@@ -206,6 +213,9 @@ def reproduce(
     runcard.verify(card, card_path)
     asked = ", ".join(f"{name}={value!r}" for name, value in card_asks(card).items())
     say(f"  the card's run used {asked}")
+    others = {k: v for k, v in _card_args(card).items() if k not in ENDPOINT_ARGS}
+    if others:  # a path among them is read on this machine: look before it runs
+        say("  with method args " + ", ".join(f"{k}={v!r}" for k, v in others.items()))
     base = reproduction_args(card, str(card_path), corpus, endpoint)
     output.mkdir(parents=True, exist_ok=True)
     result = Reproduction(card_path, [])
