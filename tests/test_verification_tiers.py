@@ -42,6 +42,7 @@ def _card(
     fingerprint: str = "f" * 64,
     signer: Ed25519PrivateKey | None = None,
     cache_hits: Any = 0,
+    code: str = "c" * 64,
 ):
     card = {
         "run_id": run_id,
@@ -49,6 +50,7 @@ def _card(
         "run_card_hash": run_card_hash,
         "scores": {"composite": composite},
         "cache": {"cache_hits": cache_hits},
+        "method": {"code": {"sha256": code}},
     }
     return sign(card, signer) if signer is not None else card
 
@@ -293,3 +295,15 @@ def test_a_validated_card_first_does_not_stop_the_others_being_tiered():
     cards.append(_card("run-cccccccc", 0.9, "c" * 64, fingerprint="d" * 64))
     tiers = verification_tiers(cards, [validated, None, None], KEYS)
     assert [t.name for t in tiers] == [COMMUNITY_VALIDATED, MAINTAINER_VERIFIED, SELF_BENCHMARKED]
+
+
+def test_a_run_of_other_code_under_the_same_fingerprint_reproduces_nothing():
+    """Issue 41: the fingerprint names no code; the card's code hash must be the same."""
+    card = _card("r1", 0.5, HASH_A)
+    assert reproduces(card, _card("r2", 0.5, HASH_B))
+    assert not reproduces(card, _card("r2", 0.5, HASH_B, code="d" * 64))
+    codeless = _card("r2", 0.5, HASH_B)
+    del codeless["method"]
+    assert not reproduces(card, codeless)
+    other = _card("r2", 0.5, HASH_B, signer=MAINTAINER, code="d" * 64)
+    assert verification_tiers([card, other], [None, None], KEYS)[0].name == SELF_BENCHMARKED
