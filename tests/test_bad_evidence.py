@@ -329,3 +329,28 @@ def test_httpx_streaming_a_9_mib_body_reads_the_413(tmp_path):
         finally:
             gateway.close()
     assert answer.status_code == 413
+
+
+# --- the other readers of evidence: a validation record beside a card, the runs index ------
+
+
+def test_a_deep_human_validation_record_beside_a_card_is_one_problem(tmp_path, capsys):
+    from leaderboard_cards import session_card
+
+    from pytest_mteval.cards.verification_tier import sidecar_path
+
+    card = tmp_path / "card.json"
+    card.write_bytes(session_card("haiku").read_bytes())
+    sidecar_path(card).write_bytes(deep())
+    code = main(["leaderboard", str(card)])
+    captured = capsys.readouterr()
+    assert code in (0, 1, 2)
+    assert "nested deeper than" in captured.out + captured.err
+
+
+def test_a_deep_line_in_the_runs_index_is_left_out(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "index.jsonl").write_bytes(deep() + b"\n")
+    assert main(["runs", "--dir", str(runs)]) in (0, 1)
+    assert "Traceback" not in capsys.readouterr().err
