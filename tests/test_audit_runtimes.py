@@ -48,6 +48,9 @@ HOSTILE_LINES = [
     ("home", "const h = require('os').homedir();\n", "outside_files"),
     ("dotdot", "fs.readFileSync(`../../corpora/${name}.json`);\n", "outside_files"),
     ("global-eval", "globalThis['ev' + 'al']('1');\n", "dynamic_code"),
+    ("aliased-require", "const r = require;\nconst n = r('net');\n", "dynamic_code"),
+    ("module-require", "const n = module.require('net');\n", "network"),
+    ("main-module", "process.mainModule.require('child_process');\n", "subprocess"),
 ]
 
 

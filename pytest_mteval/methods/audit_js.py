@@ -212,11 +212,15 @@ def _findings(cut: list[Token], outside: PathCheck) -> Iterator[JsFinding]:
             if literal.kind in ("string", "template") and literal.text and outside(literal.text):
                 yield JsFinding("outside_files", token.line, f"{token.text}({literal.text!r})")
         if before in (".", "?."):
+            if token.text == "require" and following[:1] == ["("]:  # module.require(...)
+                yield from _module_use(after[1:], token.line, "require")
             if token.text in JS_METHODS and following[:1] == ["("]:
                 yield JsFinding(JS_METHODS[token.text], token.line, f".{token.text}()")
             continue
         if token.text == "require" and following[:1] == ["("]:
             yield from _module_use(after[1:], token.line, "require")
+        elif token.text == "require" and following[:1] not in (["."], ["?."]):
+            yield JsFinding("dynamic_code", token.line, "require used as a value")
         elif token.text == "import" and following[:1] == ["("]:
             yield JsFinding("dynamic_code", token.line, "import()")
             yield from _module_use(after[1:], token.line, "import")
