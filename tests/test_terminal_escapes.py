@@ -106,3 +106,21 @@ def test_pytest_failure_lines_and_summary_show_escapes_not_obey_them(pytester, s
     )  # fmt: skip
     assert "\\u001b]52" in shown.stdout
     assert not RAW.search(shown.stdout + shown.stderr)
+
+
+def test_every_mteval_command_escapes_what_it_prints(tmp_path):
+    """``mteval verify`` quotes a foreign card's harness_version: the one stream wrapper of
+    the ``mteval`` command escapes it, as it does for every subcommand."""
+    from test_bad_evidence import FOREIGN_CARD, rehashed
+
+    card = json.loads(FOREIGN_CARD.read_text(encoding="utf-8"))
+    card["harness_version"] = "1.0\x1b]0;pwned\x07\x1b]52;c;Y3VybA==\x07"
+    path = tmp_path / "foreign.json"
+    path.write_text(json.dumps(rehashed(card)), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_mteval.cli.main", "verify", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    assert "1.0\\u001b]0;pwned\\u0007" in done.stdout + done.stderr, done.stdout + done.stderr
+    assert not RAW.search(done.stdout + done.stderr)
