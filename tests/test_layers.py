@@ -25,7 +25,7 @@ TOP = "__init__"
 #: Lowest first; a module may import its own floor and those below (docs/layers.md).
 FLOORS: tuple[frozenset[str], ...] = (
     frozenset({"errors", "json_files", "output_paths", "languages", "corpus_model", "corpus"})
-    | {"flat_corpus", "shipped_corpora"}
+    | {"flat_corpus", "shipped_corpora", "terminal_text"}
     | {"option_spec", "option_catalog"},  # the option table, pure data
     frozenset({"metrics"}),
     frozenset({"scoring"}),

@@ -19,7 +19,6 @@ signature says who did. Without maintainer keys no card is maintainer-verified.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_mteval.cards.code_identity import code_problem
 from pytest_mteval.cards.signing import SigningError, verify_signature
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import read_json
 
 SELF_BENCHMARKED: Final = "self-benchmarked"
 MAINTAINER_VERIFIED: Final = "maintainer-verified"
@@ -77,8 +78,8 @@ def read_human_validation(
     if raw is None and sidecar.is_file():
         where = str(sidecar)
         try:
-            raw = json.loads(sidecar.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            raw = read_json(sidecar, "human-validation record")  # bounded: no RecursionError
+        except MtevalError as exc:
             return None, f"{where}: unreadable: {exc}"
     if raw is None:
         return None, None

@@ -11,9 +11,25 @@ from pytest_mteval.plugin.gate_item import baseline_note
 from pytest_mteval.plugin.session_end import Evaluation
 from pytest_mteval.reports.terminal import summary_lines
 from pytest_mteval.run.dry_run import estimate_lines
+from pytest_mteval.terminal_text import printable
 
 
-def write_summary(run: Evaluation, terminalreporter: Any, xdist_advice: str | None = None) -> None:
+class _PrintableReporter:
+    """pytest's terminal reporter, with every line's control characters escaped."""
+
+    def __init__(self, reporter: Any) -> None:
+        self._reporter = reporter
+
+    def write_line(self, line: str, **markup: bool) -> None:
+        self._reporter.write_line(printable(line, lines=False), **markup)
+
+    def section(self, title: str, **markup: bool) -> None:
+        self._reporter.section(printable(title, lines=False), **markup)
+
+
+def write_summary(run: Evaluation, reporter: Any, xdist_advice: str | None = None) -> None:
+    """The sections; card strings and predictions are shown, never obeyed by the terminal."""
+    terminalreporter = _PrintableReporter(reporter)
     if run.estimate is not None:
         terminalreporter.section("mteval dry run")
         for line in estimate_lines(run.estimate):

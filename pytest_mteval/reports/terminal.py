@@ -10,6 +10,7 @@ from pytest_mteval.cards.runcard import built
 from pytest_mteval.corpus import describe_reference_quality
 from pytest_mteval.metrics import catalog
 from pytest_mteval.reports.next_steps import legend, next_step
+from pytest_mteval.terminal_text import printable
 
 
 def _label(name: str) -> str:
@@ -93,4 +94,4 @@ def view_lines(card: CardView, path: str) -> list[str]:
         rows.append(("legend", meaning))
     rows.append(("next", next_step(card)))
     width = max(len(label) for label, _ in rows)
-    return [f"{label:<{width}}  {value}" for label, value in rows]
+    return [printable(f"{label:<{width}}  {value}", lines=False) for label, value in rows]

@@ -24,7 +24,7 @@ from typing import Any, Final
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
 from pytest_mteval.cards.runcard import seal
-from pytest_mteval.json_files import read_bytes
+from pytest_mteval.json_files import parse_json, read_bytes
 from pytest_mteval.review import sample_record
 from pytest_mteval.review.chain import minimum_size
 from pytest_mteval.review.sample import DEFAULT_SEED, DEFAULT_SIZE, Item, Sample, SampleError, draw
@@ -113,7 +113,7 @@ def open_sample(path: Path, key: X25519PrivateKey) -> tuple[Sample, str, str | N
     """The sample sealed in ``path``, its title and run id; SealedBoxError in one line."""
     data = read_bytes(path, "sealed review sample", SealedBoxError)
     try:
-        document = json.loads(open_box(data, key, str(path)).decode("utf-8"))
+        document = parse_json(open_box(data, key, str(path)), str(path), SealedBoxError)
         if document.get("kind") != KIND:
             raise SealedBoxError(f"{path}: not a sealed review sample (kind {KIND!r})")
         kept = document["record"]
