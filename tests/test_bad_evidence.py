@@ -19,7 +19,7 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_steward import run, server, world  # noqa: F401  # fixtures
+from test_steward import provider, run, server, world  # noqa: F401  # fixtures
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.steward import StewardError, check_authorisation
