@@ -6,6 +6,7 @@ given twice are each listed under "Not ranked" with the reason; the honest metho
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import re
 import shutil
@@ -244,6 +245,23 @@ def test_the_leaderboard_ranks_the_honest_method_alone(done_when, capsys):
             start
         )
     assert sum(1 for r in reasons if r.startswith("duplicate: the same run as ")) == 1
+
+
+def test_the_leaderboard_page_ranks_the_honest_method_alone(done_when, tmp_path, capsys):
+    page = tmp_path / "leaderboard.html"
+    code, _ = cli(capsys, "leaderboard", str(done_when), "--html", str(page))
+    assert code == 0
+    text = page.read_text(encoding="utf-8")
+    ranked = re.findall(r'<tr class="card-row" data-run-id="([^"]+)"', text)
+    assert ranked == [load(honest_card())["run_id"]]
+    section = text.split('<section class="board not-ranked"><h2>Not ranked</h2>')[1]
+    section = html.unescape(section.split("</section>")[0])
+    rows = re.findall(r"<tr>(.*?)</tr>", section, flags=re.S)[1:]  # the header first
+    reasons = [re.findall(r"<td>(.*?)</td>", row, flags=re.S)[-1] for row in rows]
+    assert len(reasons) == len(EXPECTED) + 1
+    for start in set(EXPECTED.values()):
+        found = sum(1 for r in reasons if r.startswith(start))
+        assert found == list(EXPECTED.values()).count(start), (start, reasons)
 
 
 def test_mteval_runs_ranks_the_honest_method_alone(done_when, capsys):
