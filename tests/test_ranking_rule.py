@@ -320,3 +320,38 @@ def test_the_example_sweep_matrix_and_runs_list_the_oracle_apart(capsys):
     methods = {row["method"]: row["why not ranked"] for row in found["Not ranked"]}
     assert methods["dictionary"].startswith("oracle (oracle_method)")
     assert methods["identity"].startswith("degenerate output (source_copied)")
+
+
+def test_mteval_runs_ranks_no_card_that_does_not_verify(tmp_path, capsys):
+    """A card edited after it was sealed (its composite raised) ranks nowhere, even when the
+    index that lists it was written before the edit."""
+    honest = tmp_path / "honest.json"
+    shutil.copy(honest_card(), honest)
+    edited = tmp_path / "edited.json"
+    card = load(audit_contradicted_card())
+    card["scores"]["composite"] = 0.99
+    edited.write_text(json.dumps(card), encoding="utf-8")
+    capsys.readouterr()
+    code = main(["runs", str(honest), str(edited)])
+    out, err = capsys.readouterr()
+    assert code == 1  # a card named that does not verify is refused, on stderr
+    assert err.startswith(f"REFUSED {edited}: ")
+    found = runs_tables(out)
+    assert [row["run"] for row in found["Ranked"]] == [load(honest)["run_id"][:8]]
+    assert "Not ranked" not in found
+    runs_dir = tmp_path / "runs"
+    runs_dir.mkdir()
+    rows = [
+        {"run_id": load(p)["run_id"], "timestamp": load(p)["timestamp"], "path": str(p),
+         "method": "replay", "model": load(p)["model_slug"], "corpus": "tatoeba-eng-sna-dev",
+         "composite": load(p)["scores"]["composite"], "complete": True}
+        for p in (honest, edited)
+    ]  # fmt: skip
+    (runs_dir / "index.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    code, out = cli(capsys, "runs", "--dir", str(runs_dir))
+    assert code == 0
+    found = runs_tables(out)
+    assert [row["run"] for row in found["Ranked"]] == [load(honest)["run_id"][:8]]
+    (apart,) = found["Not ranked"]
+    assert apart["run"] == card["run_id"][:8]
+    assert apart["why not ranked"].startswith("the card does not verify: ")
