@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from leaderboard_cards import load
+from leaderboard_cards import load, replay_session
 from methods_for_tests import write_probe
 from ranking_cards import (
     all_errored_card,
@@ -23,6 +23,7 @@ from ranking_cards import (
     honest_card,
     repeated_stub_card,
 )
+from replayed_runs import REPLAY, SNA_CORPUS
 from test_leaderboard import tables
 
 from pytest_mteval.cards.card_model import Flag
@@ -355,3 +356,34 @@ def test_mteval_runs_ranks_no_card_that_does_not_verify(tmp_path, capsys):
     (apart,) = found["Not ranked"]
     assert apart["run"] == card["run_id"][:8]
     assert apart["why not ranked"].startswith("the card does not verify: ")
+
+
+def test_a_degenerate_naive_baseline_is_no_bar(tmp_path, capsys):
+    """§6.3's best naive baseline is chosen among ranked runs only: the stub that repeats one
+    sentence, declared raw-llm, is passed over for the honest raw-llm run."""
+    naive = tmp_path / "naive-replay"
+    shutil.copytree(REPLAY, naive)
+    manifest = json.loads((naive / "method.json").read_text(encoding="utf-8"))
+    (naive / "method.json").write_text(json.dumps({**manifest, "class": "raw-llm"}), "utf-8")
+    entries = json.loads(SNA_CORPUS.read_text(encoding="utf-8"))["entries"]
+    same = tmp_path / "same.jsonl"
+    same.write_text(
+        "".join(json.dumps({"id": e["id"], "predicted": entries[0]["reference"]}) + "\n"
+                for e in entries),
+        encoding="utf-8",
+    )  # fmt: skip
+    folder = tmp_path / "cards"
+    folder.mkdir()
+    replay_session("gpt55", folder / "engineered.json")
+    stub = replay_session("gpt55", folder / "stub.json", method=naive,
+                          extra=(f"--mteval-method-arg=predictions={same}",))  # fmt: skip
+    assert "repeated_output" in {f["code"] for f in load(stub)["flags"]}
+    assert load(stub)["method"]["manifest"]["class"] == "raw-llm"
+    code, out = cli(capsys, "matrix", str(folder), "--method", "engineered")
+    assert code == 0
+    assert "no ranked naive baseline (method class raw-llm) among the other runs" in out
+    replay_session("haiku", folder / "haiku.json", method=naive)
+    code, out = cli(capsys, "matrix", str(folder), "--method", "engineered")
+    assert re.search(r"^engineered (beats|does not beat) the best baseline haiku: ", out, re.M)
+    code, out = cli(capsys, "matrix", str(folder), "--method", "stub")
+    assert "stub itself is not ranked: degenerate output (repeated_output)" in out

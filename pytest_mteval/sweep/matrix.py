@@ -200,17 +200,21 @@ def _natural(key: str) -> tuple[int, str]:
 
 
 def method_vs_best_baseline(rows: Sequence[MatrixRow], method: str) -> list[str]:
-    """§6.3: the chosen run against the best naive baseline, with a paired significance test."""
+    """§6.3: the chosen run against the best naive baseline, with a paired significance test.
+
+    Only a ranked baseline is a bar (``ranked_and_not``): a degenerate one's score is no bar.
+    """
     chosen = next((row for row in rows if row.label == method), None)
     if chosen is None:
         return [f"no run labelled {method!r}"]
+    ranked, apart = ranked_and_not(rows)
     baselines = [
         r
-        for r in rows
+        for r in ranked
         if r is not chosen and r.method_class in BASELINE_CLASSES and r.scores.composite is not None
     ]
     if not baselines:
-        return ["no naive baseline (method class raw-llm) among the other runs"]
+        return ["no ranked naive baseline (method class raw-llm) among the other runs"]
     best = max(baselines, key=lambda r: float(r.scores.composite or 0.0))
     comparison = compare_runs(
         from_card(best.card, str(best.path)),
@@ -227,9 +231,12 @@ def method_vs_best_baseline(rows: Sequence[MatrixRow], method: str) -> list[str]
     ci = "" if lower is None or upper is None else f", 95% CI [{lower:+.4f}, {upper:+.4f}]"
     p = "" if measure.p_value is None else f", paired bootstrap p = {measure.p_value:.3f}"
     verdict = "beats" if delta > 0 and (measure.p_value or 1) < 0.05 else "does not beat"
+    unranked = next((reason for row, reason in apart if row is chosen), None)
+    note = [] if unranked is None else [f"{method} itself is not ranked: {md_text(unranked)}"]
     return [
         f"{method} {verdict} the best baseline {best.label}: composite "
-        f"{now:.4f} vs {base:.4f} (delta {delta:+.4f}{ci}{p})"
+        f"{now:.4f} vs {base:.4f} (delta {delta:+.4f}{ci}{p})",
+        *note,
     ]
 
 
