@@ -125,6 +125,7 @@ def rank_spans(intervals: Sequence[tuple[float | None, float | None]]) -> list[t
 
 
 def rank_text(span: tuple[int, int]) -> str:
+    """A rank as every listing shows it: one place, or a tie's span."""
     low, high = span
     return str(low) if low == high else f"{low}–{high}"
 
