@@ -17,6 +17,7 @@ from scratch_repo import BOOM_PY, IDENTITY_PY, Scratch, method_json, shipped_ent
 from pytest_mteval.shipped_corpora import shipped_corpus
 
 SNA = "--mteval-corpus=shipped:eng-sna-tatoeba-dev"  # 47 entries: batches of 25 and 22
+GPT55_REPORT = "run_20260612_124749_openai_gpt55_naive_all_b25_7dda70_report.json"
 
 
 @pytest.fixture(scope="module")
@@ -219,19 +220,24 @@ def test_step_7_two_runs_of_one_method_are_told_apart_on_the_leaderboard(
 ) -> None:
     repo = scratch.root / "board"
     repo.mkdir()
+    # a real LLM's outputs replayed (identity copies its sources: a degenerate run, not ranked)
+    outputs = REPO / "tests" / "data" / "upstream-runs" / GPT55_REPORT
     for _ in range(2):
-        run = scratch.run(f"pytest {SNA} --mteval-method=identity -q", repo)
+        run = scratch.run(
+            f"pytest {SNA} --mteval-method=replay --mteval-method-arg=predictions={outputs} -q",
+            repo,
+        )
         assert run.returncode == 0
     board = scratch.run("mteval leaderboard .mteval/runs", repo)
     assert board.returncode == 0, board.stdout + board.stderr
     names = [
         line.split("|")[2].strip()
         for line in board.stdout.splitlines()
-        if "| method:identity |" in line
+        if "| method:replay |" in line
     ]
     assert len(names) == 2
     assert len(set(names)) == 2, names  # each with its run's time (and id, the same minute)
-    assert all(name.startswith("identity \\[20") for name in names), names
+    assert all(name.startswith("replay \\[20") for name in names), names
 
 
 UPPER_PY = """class Upper:
@@ -270,8 +276,14 @@ def test_step_8_runs_marks_a_run_stopped_by_x_as_incomplete(scratch: Scratch) ->
     stopped = scratch.run(f"pytest {SNA} --mteval-method=boom -x", repo)
     assert "1 failed" in stopped.stdout.splitlines()[-1]
     listed = scratch.run("mteval runs", repo)
-    (row,) = listed.stdout.splitlines()[1:]
-    assert row.split()[-1] == "incomplete", row
+    lines = listed.stdout.splitlines()
+    assert lines[:3] == [
+        "No run is ranked: each is listed under Not ranked with the reason.",
+        "",
+        "Not ranked:",
+    ]
+    (row,) = lines[4:]
+    assert row.endswith("  incomplete  incomplete run: 46 entries not run: stopped by -x"), row
     (line,) = (repo / ".mteval" / "runs" / "index.jsonl").read_text().splitlines()
     indexed = json.loads(line)
     assert indexed["complete"] is False

@@ -2,10 +2,10 @@
 cards (``board_rules.py``: track, corpus version, profile, composite metrics), with the ranks
 a card could hold given the confidence intervals.
 
-Official (gold-standard, complete, sandboxed) boards come first. Partial, interrupted or
-incomplete cards are listed apart with the reason, never ranked; class X cards are left out
-(counted in a note). A card that does not verify (schema, fingerprint, hash) is refused with
-the reason.
+Official (gold-standard, complete, sandboxed) boards come first. A card the one ranking rule
+(``board_rules.ranking_reasons``) does not rank is listed apart under "Not ranked" with the
+reason; class X cards are left out (counted in a note). A card that does not verify (schema,
+fingerprint, hash) is refused with the reason.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from pytest_mteval.reports.board_rules import (
     BoardKey,
     board_key,
     board_order,
+    rank_spans,
+    ranking_reasons,
     unlisted,
-    why_not_ranked,
 )
 from pytest_mteval.reports.domain_slice import domain_slice
 from pytest_mteval.reports.method_columns import checked_class, method_columns
@@ -67,7 +68,7 @@ class Row:
     date: str
     entries: int
     corpus: str = ""
-    #: Why the card is listed apart, not ranked (``board_rules.why_not_ranked``).
+    #: Why the card is listed apart, not ranked (``board_rules.ranking_reasons``).
     not_ranked: str = ""
     rank_low: int = 0
     rank_high: int = 0
@@ -134,7 +135,7 @@ class Leaderboard:
     boards: list[Board]
     refused: list[str]
     notes: list[str]
-    #: Verified cards listed apart, never ranked (partial, interrupted, incomplete).
+    #: Verified cards listed apart, never ranked (``board_rules.ranking_reasons``).
     not_ranked: list[Row] = field(default_factory=list)
 
 
@@ -192,12 +193,12 @@ def build(
     tiers = verification_tiers([c.raw for (_, c), _ in kept], [v for _, v in kept], maintainer_keys)
     boards: dict[BoardKey, Board] = {}
     apart: list[Row] = []
-    for ((path, card), _), tier in zip(kept, tiers, strict=True):
+    reasons = ranking_reasons([(str(path), card) for (path, card), _ in kept])
+    for ((path, card), _), tier, reason in zip(kept, tiers, reasons, strict=True):
         row = _row(path, card, tier.name, tier.reason, domain)
         if row is None:
             notes.append(f"{path}: no entry of domain {domain!r}, left out")
             continue
-        reason = why_not_ranked(card)
         if reason is not None:
             row.not_ranked = reason
             apart.append(row)
@@ -215,19 +216,10 @@ def build(
 
 def rank(rows: list[Row]) -> None:
     """Sort by composite (unscored last) and give each row the span of ranks its interval
-    allows: above it only the rows whose whole interval lies above its own, below it only
-    those whose interval lies wholly below. Overlapping intervals are ties."""
+    allows (``board_rules.rank_spans``): overlapping intervals are ties."""
     rows.sort(key=lambda r: (r.composite is None, -(r.composite or 0.0), r.method, r.run_id))
-    spans = [_span(r) for r in rows]
-    for row, (low, high) in zip(rows, spans, strict=True):
-        if low is None or high is None:
-            row.rank_low = row.rank_high = len(rows)  # unscored: shares the last place
-            continue
-        surely_better = sum(1 for lo, _ in spans if lo is not None and lo > high)
-        surely_worse = sum(1 for _, hi in spans if hi is not None and hi < low)
-        unscored = sum(1 for lo, _ in spans if lo is None)
-        row.rank_low = 1 + surely_better
-        row.rank_high = len(rows) - surely_worse - unscored
+    for row, (low, high) in zip(rows, rank_spans([_span(r) for r in rows]), strict=True):
+        row.rank_low, row.rank_high = low, high
 
 
 def tell_apart(rows: list[Row]) -> None:
