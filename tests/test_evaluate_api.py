@@ -122,3 +122,16 @@ def test_importing_the_package_does_not_load_the_api() -> None:
     code = "import sys, pytest_mteval; print('pytest_mteval.api' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_documented_notebook_example_runs_as_written(tmp_path: Path) -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "python-api.md").read_text("utf-8")
+    example = page.split("```python\n", 1)[1].split("```", 1)[0]
+    out = subprocess.run(
+        [sys.executable, "-c", example], cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out[0] == "flores200-devtest-eng-fra 20"
+    assert out[1].startswith("chrF++ ")
+    assert out[2].startswith("nrefs:1|case:mixed|eff:yes|nc:6|nw:2")
+    assert out[3] == "False"
+    assert len(out) == 7
