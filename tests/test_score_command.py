@@ -12,8 +12,11 @@ from typing import Any
 import pytest
 from conftest import DATA, FLORES_HEAD
 
+from pytest_mteval import evaluate
+from pytest_mteval.cards.card_view import view_of
 from pytest_mteval.cards.runcard import read
 from pytest_mteval.plain_files import PLAIN_FILES_ID
+from pytest_mteval.reports.board_rules import board_key
 
 #: FLORES-200 devtest lines 1-100 in Spanish: line n translates entry n of the eng-fra corpus.
 SPANISH = DATA / "flores200-devtest-excerpt" / "spa_Latn.first100"
@@ -142,3 +145,20 @@ def test_an_empty_reference_line_names_the_file_and_line(tmp_path: Path) -> None
     write_lines(tmp_path / "ref.txt", ["Bonjour.", "  "])
     done = mteval(tmp_path, "score", "hyp.txt", "ref.txt")
     assert done.stderr == "mteval score: ref.txt: line 2: empty reference (every line is scored)\n"
+
+
+def test_same_outputs_score_alike_but_never_share_a_board_with_the_curated_corpus(
+    files: Path,
+) -> None:
+    """The identity method's outputs (the sources) as plain files: the same scores as the
+    curated corpus's run on those entries, on another board (dataset id, version, sha256)."""
+    done = mteval(files, "score", "src.txt", "ref.txt", "--src", "src.txt", "--lang", "en-fr")
+    assert done.returncode == 0, done.stdout + done.stderr
+    plain = read(files / "src.card.json")
+    curated = evaluate("identity", "shipped:eng-fra-flores-devtest", entry=f"1-{LINES}")
+    for metric in ("chrf_plus_plus", "bleu", "ter", "exact_match_rate"):
+        assert getattr(plain.scores, metric) == getattr(curated.scores, metric)
+    keys = [board_key(view_of(card, card.model_dump())) for card in (plain, curated)]
+    assert keys[0].dataset_id == PLAIN_FILES_ID
+    assert keys[1].dataset_id == "flores200-devtest-eng-fra"
+    assert keys[0] != keys[1]
