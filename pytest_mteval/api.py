@@ -2,16 +2,18 @@
 command line and returns its run card as the typed ``RunCard``.
 
 The session runs as a subprocess: a notebook keeps its own stdout, signals and imports, and a
-crashing method cannot take the kernel down.
+crashing method cannot take the kernel down. An interrupt is passed on: the card is still written.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,10 +96,31 @@ def run_session(arguments: list[str], folder: Path) -> Session:
     ini.write_text("[pytest]\n", encoding="utf-8")
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     command += ["-c", str(ini), f"--rootdir={folder}", str(folder), *arguments]
-    done = subprocess.run(
-        command, capture_output=True, text=True, encoding="utf-8", errors="replace", check=False
-    )
-    return Session(done.returncode, done.stdout + done.stderr)
+    output = folder / "session-output.txt"
+    with output.open("wb") as sink:
+        child = subprocess.Popen(
+            command, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        exit_code = _wait_forwarding_signals(child)
+    return Session(exit_code, output.read_text(encoding="utf-8", errors="replace"))
+
+
+def _wait_forwarding_signals(child: subprocess.Popen[bytes]) -> int:
+    """Wait for the session; Ctrl-C (a notebook's interrupt too) and SIGTERM are passed on
+    once each time, so the session stops as pytest does and still writes its card."""
+    forwarding = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGTERM) if forwarding else None
+    if forwarding:
+        signal.signal(signal.SIGTERM, lambda number, _frame: child.send_signal(number))
+    try:
+        while True:
+            try:
+                return child.wait()
+            except KeyboardInterrupt:
+                child.send_signal(signal.SIGINT)
+    finally:
+        if forwarding:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 def card_of(session: Session, card: Path, before: int | None) -> RunCard:
