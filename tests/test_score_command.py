@@ -162,3 +162,30 @@ def test_same_outputs_score_alike_but_never_share_a_board_with_the_curated_corpu
     assert keys[0].dataset_id == PLAIN_FILES_ID
     assert keys[1].dataset_id == "flores200-devtest-eng-fra"
     assert keys[0] != keys[1]
+
+
+def test_crlf_files_and_an_empty_output_line_score_as_sacrebleu_reads_them(
+    files: Path, tmp_path: Path
+) -> None:
+    """Windows line ends and an empty hypothesis line keep the lines aligned: the scores still
+    equal sacrebleu's on the same bytes."""
+    spanish = SPANISH.read_text(encoding="utf-8").splitlines()[:LINES]
+    spanish[5] = ""
+    (tmp_path / "hyp.txt").write_bytes("".join(f"{s}\r\n" for s in spanish).encode("utf-8"))
+    (tmp_path / "ref.txt").write_bytes((files / "ref.txt").read_bytes().replace(b"\n", b"\r\n"))
+    done = mteval(tmp_path, "score", "hyp.txt", "ref.txt", "-o", "card.json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    card = read(tmp_path / "card.json")
+    assert card.results[5]["predicted"] == ""
+    assert card.results[6]["predicted"] == spanish[6]
+    out = subprocess.run(
+        [sys.executable, "-m", "sacrebleu", "ref.txt", "-i", "hyp.txt", *SACREBLEU_ARGS],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    cli = {score["name"]: score["score"] for score in json.loads(out)}
+    assert card.scores.chrf_plus_plus == pytest.approx(cli["chrF2++"], abs=1e-4)
+    assert card.scores.bleu == pytest.approx(cli["BLEU"], abs=1e-4)
+    assert card.scores.ter == pytest.approx(cli["TER"], abs=1e-4)
