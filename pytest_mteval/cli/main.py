@@ -18,6 +18,7 @@ from pytest_mteval.cli.printable_output import printable_output
 from pytest_mteval.cli.reproduce_command import REPRODUCE
 from pytest_mteval.cli.review_command import REVIEW
 from pytest_mteval.cli.schema_command import SCHEMA
+from pytest_mteval.cli.score_command import SCORE
 from pytest_mteval.cli.shipped_commands import CORPORA, METHODS
 from pytest_mteval.cli.steward_command import STEWARD
 from pytest_mteval.cli.submission_commands import BUNDLE, PUBLISH
@@ -28,6 +29,7 @@ from pytest_mteval.cli.verify_command import VERIFY
 COMMANDS: tuple[Command, ...] = (
     VERIFY,
     SCHEMA,
+    SCORE,
     COMPARE,
     CORPUS,
     SWEEP,
