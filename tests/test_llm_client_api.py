@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from chat_server import ChatServer, Reply, default_translate, default_usage
 
+from pytest_mteval.llm.chat_preflight import PreflightError
 from pytest_mteval.llm.client import ChatClient, LLMConfigError, TokenUsage
 from pytest_mteval.methods.protocol import RunConfig
 
@@ -114,3 +115,18 @@ def test_unknown_usage_is_empty_not_zero() -> None:
     known = TokenUsage.of({"prompt_tokens": 0, "completion_tokens": 0})
     assert known
     assert dict(known)["prompt_tokens"] == 0
+
+
+def test_the_setup_check_finds_a_missing_key_and_an_endpoint_that_is_not_there(
+    server: ChatServer,
+) -> None:
+    ChatClient.check_setup(run_config(server))  # model set, no key needed, listening
+    keyed = run_config(server, api_key_env="MTEVAL_TEST_KEY_UNSET")
+    with pytest.raises(PreflightError, match="MTEVAL_TEST_KEY_UNSET is unset"):
+        ChatClient.check_setup(keyed, environ={})
+    with ChatServer() as closed:
+        port = closed.port  # nothing listens there once it has closed
+    gone = RunConfig(model="m/x", method_args={"base_url": f"http://127.0.0.1:{port}/v1",
+                                               "api_key_env": ""})  # fmt: skip
+    with pytest.raises(PreflightError, match="is not reachable"):
+        ChatClient.check_setup(gone)

@@ -23,6 +23,7 @@ from typing import Any
 
 import httpx
 
+from pytest_mteval.llm.chat_preflight import check_chat_setup
 from pytest_mteval.llm.chat_settings import (
     DEFAULT_API_KEY_ENV,
     DEFAULT_BASE_URL,
@@ -102,6 +103,12 @@ class ChatClient:
         settings = ChatSettings.from_run_config(config)
         prices = load_prices(config.method_args.get("prices"))
         return cls(settings, environ, prices=prices, deadline=batch_deadline(config))
+
+    @staticmethod
+    def check_setup(config: RunConfig, environ: Mapping[str, str] | None = None) -> None:
+        """What the shipped LLM methods check before any entry: model, key, price table and a
+        connection to the endpoint (no request). Call it from a method's ``preflight``."""
+        check_chat_setup(config, environ)
 
     def __repr__(self) -> str:
         s = self.settings
