@@ -155,7 +155,7 @@ DECLARED_BY_KIND: Final = {
 }
 WHY: Final = {
     "network": "only A2 and X methods may reach the network themselves (S and O run offline, "
-    "A1 reaches its model through the gateway)",
+    "A1 reaches its model through the gateway: use ChatClient, docs/methods.md)",
     "llm_client": "S and O methods run offline: no LLM",
     "introspection": "no method may read the harness's memory, stack or command line",
     "subprocess": "an S or O method that runs programs must declare them (kind 'software')",
