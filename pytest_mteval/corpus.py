@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,6 +72,9 @@ class Corpus:
     mapped_fields: tuple[str, ...] = field(default=())
     #: Held-out entries the run left out, not activated (``run/segments.py``).
     held_out_left_out: int = 0
+    #: Entries per segment before the run's filters (``filtered``): what "complete over a
+    #: segment" is measured against. Empty until a filter is applied.
+    segment_sizes: tuple[tuple[str, int], ...] = ()
 
     def filtered(
         self,
@@ -78,7 +82,8 @@ class Corpus:
         domains: Iterable[str] = (),
         difficulties: Iterable[int] = (),
     ) -> Corpus:
-        """The same corpus restricted to entries matching every non-empty filter."""
+        """The same corpus restricted to entries matching every non-empty filter; the sizes of
+        its segments before filtering are kept (``segment_sizes``)."""
         seg, dom, dif = set(segments), set(domains), set(difficulties)
         kept = tuple(
             e
@@ -87,11 +92,23 @@ class Corpus:
             and (not dom or e.domain in dom)
             and (not dif or e.difficulty in dif)
         )
-        return dataclasses.replace(self, entries=kept)
+        sizes = self.segment_sizes or segment_counts(self.entries)
+        return dataclasses.replace(self, entries=kept, segment_sizes=sizes)
+
+    def entries_in_segment(self, segment: str) -> int:
+        """How many entries ``segment`` had before the run's filters."""
+        sizes = dict(self.segment_sizes or segment_counts(self.entries))
+        return sizes.get(segment, 0)
 
     def resource_path(self, relative: str | None) -> Path | None:
         """A path named inside the corpus file, resolved against the corpus's folder."""
         return None if relative is None else (self.path.parent / relative).resolve()
+
+
+def segment_counts(entries: Iterable[Entry]) -> tuple[tuple[str, int], ...]:
+    """Entries per segment, segments in sorted order."""
+    counts = Counter(entry.segment for entry in entries)
+    return tuple(sorted(counts.items()))
 
 
 def load_corpus(path: str | Path, fields: FieldNames | None = None) -> Corpus:

@@ -29,6 +29,7 @@ from pytest_mteval.reports.board_rules import (
     why_not_ranked,
 )
 from pytest_mteval.reports.domain_slice import domain_slice
+from pytest_mteval.reports.segment_views import segment_views
 from pytest_mteval.reports.validation_records import extended_parents, human_validation
 from pytest_mteval.scoring import composite as scoring
 
@@ -66,6 +67,8 @@ class Row:
     date: str
     entries: int
     corpus: str = ""
+    #: The segment the row's scores are of ("" when the card records none).
+    segment: str = ""
     #: Why the card is listed apart, not ranked (``board_rules.why_not_ranked``).
     not_ranked: str = ""
     rank_low: int = 0
@@ -113,6 +116,8 @@ class Board:
 
     def title(self) -> str:
         where = f", domain {self.domain}" if self.domain else ""
+        if not self.official and self.key.segment not in ("", "development"):
+            where = f", segment {self.key.segment}{where}"
         track = "Official (gold standard)" if self.official else "Development"
         metrics = ", ".join(self.key.metrics) or "none"
         return (
@@ -185,20 +190,21 @@ def build(
     tiers = verification_tiers([c.raw for (_, c), _ in kept], [v for _, v in kept], maintainer_keys)
     boards: dict[BoardKey, Board] = {}
     apart: list[Row] = []
-    for ((path, card), _), tier in zip(kept, tiers, strict=True):
-        row = _row(path, card, tier.name, tier.reason, domain)
-        if row is None:
-            notes.append(f"{path}: no entry of domain {domain!r}, left out")
-            continue
-        reason = why_not_ranked(card)
-        if reason is not None:
-            row.not_ranked = reason
-            apart.append(row)
-            continue
-        key = board_key(card)
-        language_pair = str(card.dataset.language_pair)
-        board = boards.setdefault(key, Board(key, language_pair, domain))
-        board.rows.append(row)
+    for ((path, whole), _), tier in zip(kept, tiers, strict=True):
+        for card in segment_views(whole):  # a run mixing segments is ranked per segment
+            row = _row(path, card, tier.name, tier.reason, domain)
+            if row is None:
+                notes.append(f"{path}: no entry of domain {domain!r}, left out")
+                continue
+            reason = why_not_ranked(card)
+            if reason is not None:
+                row.not_ranked = reason
+                apart.append(row)
+                continue
+            key = board_key(card)
+            language_pair = str(card.dataset.language_pair)
+            board = boards.setdefault(key, Board(key, language_pair, domain))
+            board.rows.append(row)
     for board in boards.values():
         rank(board.rows)
         tell_apart(board.rows)
@@ -292,4 +298,5 @@ def _row(path: Path, card: CardView, tier: str, reason: str, domain: str | None)
         timestamp=str(card.timestamp),
         entries=int(card.dataset.entry_count),
         corpus=f"{card.dataset.id} v{card.dataset.version}",
+        segment="+".join(card.dataset.covered_segments or ()),
     )
