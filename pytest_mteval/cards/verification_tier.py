@@ -28,6 +28,7 @@ from typing import Any, Final, Literal
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pytest_mteval.cards.fingerprint import same_configuration
 from pytest_mteval.cards.signing import SigningError, verify_signature
 
 SELF_BENCHMARKED: Final = "self-benchmarked"
@@ -97,7 +98,7 @@ def read_human_validation(
 def reproduces(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """Whether ``b`` is another run of ``a``'s configuration with a composite within tolerance
     (independence is :func:`independence_problem`'s question)."""
-    if a.get("fingerprint") != b.get("fingerprint"):
+    if not same_configuration(a, b):  # either fingerprint form (cards/fingerprint.py)
         return False
     if a.get("run_id") == b.get("run_id") or a.get("run_card_hash") == b.get("run_card_hash"):
         return False  # a copy of the same run is not a reproduction
