@@ -23,6 +23,7 @@ from pytest_mteval.corpus_model import (
     ReferenceQuality,
     Segment,
     describe_reference_quality,
+    envelope_problems,
 )
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.flat_corpus import (
@@ -121,10 +122,15 @@ def parse_corpus(path: Path, raw_bytes: bytes, fields: FieldNames | None = None)
     """Map and validate a corpus's bytes (read from ``path``, or decrypted in memory);
     ``fields`` names the entry fields read as source and reference."""
     raw, shape, mapped = _document(path, raw_bytes, fields)
-    if shape == "flat":
+    given = raw.get("dataset")
+    if shape == "flat":  # its placeholders for what it leaves empty are ours, not the file's
+        given = {key: value for key, value in raw["dataset"].items() if value}
         filled, noted = with_placeholders(raw["dataset"])
         raw, mapped = {**raw, "dataset": filled}, mapped + noted
     dataset = _validate_dataset(path, raw.get("dataset"))
+    problems = envelope_problems(given) if isinstance(given, dict) else []
+    if problems:  # as ``mteval corpus lint`` words them
+        raise CorpusError(f"{path}: " + "; ".join(problems))
     entries = _validate_entries(path, raw.pop("entries"))
     digest = hashlib.sha256(raw_bytes).hexdigest()
     return Corpus(path, dataset, entries, digest, shape, mapped)
