@@ -50,7 +50,9 @@ def test_the_loader_refuses_what_lint_finds_with_the_same_message(tmp_path, fiel
 
 def test_every_problem_is_named_at_once(tmp_path):
     path = edited(tmp_path, source_language="English", license="my own")
-    with pytest.raises(CorpusError, match="source_language 'English'.*; dataset.license 'my own'"):
+    with pytest.raises(
+        CorpusError, match=r"source_language 'English'.*; dataset\.license 'my own'"
+    ):
         load_corpus(path)
 
 
@@ -59,7 +61,7 @@ def test_a_pytest_run_on_such_a_corpus_ends_in_that_line(pytester, tmp_path):
     result = pytester.runpytest(f"--mteval-corpus={path}", "--mteval-method=identity")
     assert result.ret != 0
     text = result.stdout.str() + result.stderr.str()
-    assert f"dataset.source_language 'English' is not a BCP 47 language tag" in text
+    assert "dataset.source_language 'English' is not a BCP 47 language tag" in text
     assert "Traceback" not in text
 
 
