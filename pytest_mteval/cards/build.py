@@ -16,6 +16,7 @@ from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.catalog import family_definitions
 from pytest_mteval.metrics.entry_record import EntryRecord, record_index, record_warnings
+from pytest_mteval.metrics.semantic import SEMANTIC_FAMILY, semantic_verdict
 from pytest_mteval.run.entry_selection import segments_record
 from pytest_mteval.run.method_args import public_config, secret_names
 from pytest_mteval.run.result_model import validate_method_fields
@@ -55,6 +56,9 @@ def build_card(
 ) -> dict[str, Any]:
     settings, corpus, config = state.settings, state.corpus, state.run_config
     warnings = [w for r in records for w in record_warnings(r)]
+    if any(m.name == SEMANTIC_FAMILY for m in state.builtin_metrics):
+        for record in records:  # spec §3.7's LYSS-sem verdict, when the semantic score ran
+            record["semantic_verdict"] = semantic_verdict(record)
     prompt = _guarded(warnings, "system_prompt", "", lambda: system_prompt(state))
     identity = identity_fields(state, prompt)
     no_fields: dict[str, Any] = {}

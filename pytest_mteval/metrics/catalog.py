@@ -69,7 +69,7 @@ RUN_LEVEL: Final = frozenset(
         *("avg_latency_seconds", "median_latency_seconds", "p95_latency_seconds"),
         *("composite", "composite_metrics", "scoring_profile", "confidence_intervals"),
         *("cost_adjusted", "quality_tier", "quality_tier_uncapped", "plugin_metrics"),
-        *("by_difficulty", "by_provenance", "by_domain"),
+        *("by_difficulty", "by_provenance", "by_domain", "by_segment"),
     }
 )
 #: Keys of the card's ``scores`` that are not metric definitions: a plugin may not take them.
