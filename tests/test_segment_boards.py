@@ -69,6 +69,10 @@ def test_a_gold_run_of_a_four_segment_corpus_is_complete_over_its_segment(folder
     assert coverage["segments"] == {
         "gold_standard": {"complete": True, "entries_run": 12, "entries_in_segment": 12}
     }
+    # a secret run's rows keep their labels, difficulty as text (spec §3.7)
+    corpus = json.loads(four_segments().read_text(encoding="utf-8"))["entries"]
+    tiers = {str(e["id"]): str(e["difficulty"]) for e in corpus}
+    assert all(r["difficulty"] == tiers[r["entry_id"]] for r in card["results"])
     # not the whole corpus: never a baseline or "latest" for a whole-corpus run
     assert coverage["whole_corpus"] is False
     assert is_partial(runcard.RunCard.model_validate(card)) is True
