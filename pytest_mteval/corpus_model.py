@@ -208,7 +208,11 @@ def envelope_problems(dataset: Mapping[str, Any]) -> list[str]:
 
 
 def _iso_date(text: str) -> bool:
-    """A date, or a date and time, as ISO 8601 writes them (``2026-05-01``)."""
+    """A date, or a date and time, as ISO 8601 writes them (``2026-05-01``); a year or a
+    month alone (``2026``, ``2026-05``) is ISO 8601's reduced precision."""
+    reduced = re.fullmatch(r"\d{4}(?:-(\d{2}))?", text)
+    if reduced:
+        return reduced.group(1) is None or 1 <= int(reduced.group(1)) <= 12
     try:
         datetime.date.fromisoformat(text[:10])
     except ValueError:

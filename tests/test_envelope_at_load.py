@@ -34,6 +34,7 @@ def edited(tmp_path: Path, **fields: object) -> Path:
         ("target_language", "Shona", "is not a BCP 47 language tag"),
         ("created", "May 2026", "is not an ISO 8601 date"),
         ("created", "05/01/2026", "is not an ISO 8601 date"),
+        ("created", "2026-13", "is not an ISO 8601 date"),
         ("license", "free for research", "is not an SPDX identifier or expression"),
     ],
 )
@@ -71,6 +72,8 @@ def test_a_pytest_run_on_such_a_corpus_ends_in_that_line(pytester, tmp_path):
         ("source_language", "eng"),  # ISO 639-3, as the reference harness writes
         ("target_language", "crk-Cans"),  # a script subtag
         ("created", "2026-06-05T10:56:56.037043+00:00"),  # a date and time
+        ("created", "2026"),  # ISO 8601's reduced precision: a year
+        ("created", "2026-05"),  # a month
         ("license", "CC-BY-4.0 OR MIT"),  # an expression
         ("license", "LicenseRef-CC-BY-2.0-FR"),  # a licence SPDX does not list
     ],
