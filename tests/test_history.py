@@ -41,7 +41,9 @@ def test_runs_are_indexed_and_partial_ones_marked(pytester, small_corpus, capsys
     assert [r["complete"] for r in rows] == [True, False, False]
     cards = [json.loads(Path(r["path"]).read_text(encoding="utf-8")) for r in rows]
     assert cards[0]["coverage"] == {
-        "complete": True, "entries_run": 6, "entries_in_corpus": 6, "reasons": []
+        "complete": True, "entries_run": 6, "entries_in_corpus": 6, "reasons": [],
+        "whole_corpus": True,
+        "segments": {"development": {"complete": True, "entries_run": 6, "entries_in_segment": 6}},
     }  # fmt: skip
     assert cards[2]["coverage"]["reasons"] == ["filtered by --mteval-domain"]
     assert rows[0]["composite"] == cards[0]["scores"]["composite"]

@@ -107,7 +107,7 @@ def test_sample_is_stratified_seeded_and_written_as_form_and_template(candidate,
     by_id = {r["entry_id"]: r for r in card["results"]}
     # proportional allocation: 14/13/13 entries per difficulty -> 10.5/9.75/9.75 of 30 ->
     # 10/9/9 and the two largest remainders -> 10/10/10
-    assert Counter(by_id[r["entry_id"]]["difficulty"] for r in rows) == {1: 10, 2: 10, 3: 10}
+    assert Counter(by_id[r["entry_id"]]["difficulty"] for r in rows) == {"1": 10, "2": 10, "3": 10}
     assert all(r["prediction"] == by_id[r["entry_id"]]["predicted"] for r in rows)
     assert {r["sample_id"] for r in rows} == {f"{card['run_card_hash'][:12]}-n30-s3"}
     page = html.read_text(encoding="utf-8")

@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_mteval.cards.code_identity import code_problem
+from pytest_mteval.cards.fingerprint import same_configuration
 from pytest_mteval.cards.signing import SigningError, verify_signature
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.json_files import read_json
@@ -99,7 +100,7 @@ def read_human_validation(
 def reproduces(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """Whether ``b`` is another run of ``a``'s configuration with a composite within tolerance
     (independence is :func:`independence_problem`'s question)."""
-    if a.get("fingerprint") != b.get("fingerprint"):
+    if not same_configuration(a, b):  # either fingerprint form (cards/fingerprint.py)
         return False
     if code_problem(a, b) is not None:  # issue 41: same fingerprint, other code (code_identity)
         return False

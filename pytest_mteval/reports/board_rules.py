@@ -10,9 +10,11 @@ methods are not listed").
   not degenerate, not contradicted by its audit, not exposed to the data it is scored on, and
   given once. Every other card is listed under "Not ranked" with the reason.
 - Every other card shares a board only with cards of the same track, corpus version (dataset
-  id, version, sha256), scoring profile and composite metric set.
-- The official track holds gold-standard runs (only that segment covered), complete and run in
-  the network sandbox; every other card is on the development track, below.
+  id, version, sha256), segment, scoring profile and composite metric set.
+- The official track holds gold-standard scores (a run of that segment, complete over it, of
+  any corpus) run in the network sandbox; development and diagnostic scores stay on the
+  development track, below. A run mixing segments is ranked per segment
+  (``segment_views.py``): its gold-standard score may be official, its others are not.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pytest_mteval.cards.exposure import EXPOSED_TO_SECRET
 
 OFFICIAL: Final = "official"
 DEVELOPMENT: Final = "development"
+GOLD_STANDARD: Final = "gold_standard"
 #: The dependency class that is never listed (method interface, every track).
 UNLISTED_CLASS: Final = "X"
 #: Flag codes of degenerate output (``scoring/guards.py``; ``wrong_language`` from the language
@@ -51,6 +54,8 @@ class BoardKey:
     dataset_id: str
     version: str
     sha256: str
+    #: The one segment the board ranks ("" for a card that records none).
+    segment: str
     profile: str
     metrics: tuple[str, ...]
 
@@ -89,13 +94,15 @@ def ranking_reasons(cards: Sequence[tuple[str, CardView]]) -> list[str | None]:
     """Why each (place, card) is not ranked, None for each ranked one: the one rule.
 
     A run given twice (same run id or run card hash) is listed once: its later copies are
-    not ranked, whatever the first copy's own fate.
+    not ranked, whatever the first copy's own fate. A run's segment views (``segment_views``)
+    are one run's scores on different segments, not copies of each other.
     """
     seen: dict[str, str] = {}
     reasons: list[str | None] = []
     for place, card in cards:
-        keys = [f"run id {card.run_id}"]
-        keys += [f"hash {card.run_card_hash}"] if card.run_card_hash else []
+        segment = ranked_segment(card)
+        keys = [f"run id {card.run_id} {segment}"]
+        keys += [f"hash {card.run_card_hash} {segment}"] if card.run_card_hash else []
         first = next((seen[key] for key in keys if key in seen), None)
         for key in keys:
             seen.setdefault(key, place)
@@ -130,15 +137,22 @@ def rank_text(span: tuple[int, int]) -> str:
     return str(low) if low == high else f"{low}–{high}"
 
 
+def ranked_segment(card: CardView) -> str:
+    """The segment a card (or one segment's view of it) is ranked on; "" when not recorded,
+    and the segments joined for an older card that ran several and scored them together."""
+    return "+".join(card.dataset.covered_segments or ())
+
+
 def track_of(card: CardView) -> tuple[str, str]:
-    """The card's track, and why it is not official when it is not."""
-    covered = card.dataset.covered_segments
+    """The card's track, and why it is not official when it is not (spec §6.4: official
+    scores come from gold_standard evaluation only, §8.2: run in the sandbox)."""
+    segment = ranked_segment(card)
     runner = card.runner or {}
-    if covered != ("gold_standard",):
-        return DEVELOPMENT, f"segments {', '.join(covered or ()) or 'not recorded'}"
+    if segment != GOLD_STANDARD:
+        return DEVELOPMENT, f"segment {segment or 'not recorded'}"
     if runner.get("sandbox") != "netns" or runner.get("isolated") is not True:
         return DEVELOPMENT, "gold standard, but not run in the network sandbox"
-    return OFFICIAL, "gold standard, complete, sandboxed"
+    return OFFICIAL, "gold standard, complete over its segment, sandboxed"
 
 
 def board_key(card: CardView) -> BoardKey:
@@ -148,6 +162,7 @@ def board_key(card: CardView) -> BoardKey:
         str(dataset.id),
         str(dataset.version),
         str(dataset.sha256),
+        ranked_segment(card),
         str(scores.scoring_profile or "unrecorded"),
         tuple(sorted(str(m) for m in scores.composite_metrics or ())),
     )

@@ -31,6 +31,7 @@ from pytest_mteval.reports.board_rules import (
 )
 from pytest_mteval.reports.domain_slice import domain_slice
 from pytest_mteval.reports.method_columns import checked_class, method_columns
+from pytest_mteval.reports.segment_views import segment_views
 from pytest_mteval.reports.validation_records import extended_parents, human_validation
 from pytest_mteval.scoring import composite as scoring
 
@@ -68,6 +69,8 @@ class Row:
     date: str
     entries: int
     corpus: str = ""
+    #: The segment the row's scores are of ("" when the card records none).
+    segment: str = ""
     #: Why the card is listed apart, not ranked (``board_rules.ranking_reasons``).
     not_ranked: str = ""
     rank_low: int = 0
@@ -121,6 +124,8 @@ class Board:
 
     def title(self) -> str:
         where = f", domain {self.domain}" if self.domain else ""
+        if not self.official and self.key.segment not in ("", "development"):
+            where = f", segment {self.key.segment}{where}"
         track = "Official (gold standard)" if self.official else "Development"
         metrics = ", ".join(self.key.metrics) or "none"
         return (
@@ -193,8 +198,14 @@ def build(
     tiers = verification_tiers([c.raw for (_, c), _ in kept], [v for _, v in kept], maintainer_keys)
     boards: dict[BoardKey, Board] = {}
     apart: list[Row] = []
-    reasons = ranking_reasons([(str(path), card) for (path, card), _ in kept])
-    for ((path, card), _), tier, reason in zip(kept, tiers, reasons, strict=True):
+    # a run mixing segments is ranked per segment: each segment's view is one listing
+    views = [
+        (path, view, tier)
+        for ((path, whole), _), tier in zip(kept, tiers, strict=True)
+        for view in segment_views(whole)
+    ]
+    reasons = ranking_reasons([(str(path), view) for path, view, _ in views])
+    for (path, card, tier), reason in zip(views, reasons, strict=True):
         row = _row(path, card, tier.name, tier.reason, domain)
         if row is None:
             notes.append(f"{path}: no entry of domain {domain!r}, left out")
@@ -292,4 +303,5 @@ def _row(path: Path, card: CardView, tier: str, reason: str, domain: str | None)
         entries=int(card.dataset.entry_count),
         corpus=f"{card.dataset.id} v{card.dataset.version}",
         **method_columns(card),
+        segment="+".join(card.dataset.covered_segments or ()),
     )

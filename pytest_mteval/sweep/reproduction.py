@@ -27,6 +27,7 @@ from typing import Any, Final
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.code_identity import code_problem
+from pytest_mteval.cards.fingerprint import same_configuration
 from pytest_mteval.cards.verification_tier import REPRODUCTION_TOLERANCE
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.option_catalog import int_default
@@ -263,7 +264,7 @@ def reproduce(
     result.problems = [
         f"repeat {i}: fingerprint differs from the card's (another configuration)"
         for i, other in enumerate(cards, 1)
-        if other.get("fingerprint") != card.get("fingerprint")
+        if not same_configuration(other, card)
     ]
     for number, other in enumerate(cards, 1):
         problem = code_problem(card, other)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.card_model import RunCard
+from pytest_mteval.cards.fingerprint import card_fingerprint
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.json_files import read_json
 from pytest_mteval.run.entry_ledger import never_ran
@@ -28,7 +29,7 @@ def reusable_card(folder: Path, fingerprint: str | None, entries: int | None) ->
             card = runcard.read(path)
         except runcard.RunCardError:
             continue
-        if card.fingerprint == fingerprint and is_complete(card, entries):
+        if card_fingerprint(card) == fingerprint and is_complete(card, entries):
             return path
     return None
 
