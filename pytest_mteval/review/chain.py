@@ -112,6 +112,8 @@ def _sample_problem(block: Mapping[str, Any], parent: Mapping[str, Any]) -> str 
         drawn = draw(parent, size, seed)
     except SampleError as exc:
         return f"sample: {exc}"
+    if recorded.get("drawn_from", drawn.card_hash) != drawn.card_hash:
+        return "sample: drawn_from is not the hash the parent's sample is drawn with"
     if entries != drawn.entry_ids() or recorded.get("sample_id") != drawn.sample_id:
         return f"sample: not the entries drawn from the parent with size {size}, seed {seed}"
     if not set(per_entry) <= set(entries):
