@@ -13,6 +13,7 @@ from collections import Counter
 
 import pytest
 from conftest import METHODS, envelope, flores_entries
+from trust_keys import private
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.review import agreement, form, sample
@@ -30,8 +31,11 @@ def record_of(sheet):
 
 
 def ingest(sheet, *args):
-    """`mteval review ingest` against the sample record of ``sheet``."""
-    return mteval("review", "ingest", *args, "--sample", record_of(sheet))
+    """`mteval review ingest` against the sample record of ``sheet``, the record signed by
+    the governance key (`trust_keys`)."""
+    return mteval(
+        "review", "ingest", *args, "--sample", record_of(sheet), "--sign-key", private("governance")
+    )
 
 
 def mteval(*args):

@@ -145,8 +145,8 @@ def validation_verdict(
     ``review.chain``'s answer on whether the record is its parent plus ratings."""
     block = card.get("human_validation")
     if not isinstance(block, Mapping):
-        if path.with_name(path.name.removesuffix(".json") + SIDECAR_SUFFIX).is_file():
-            return ValidationVerdict(False, False, f"{_sidecar(path)}: {_PLAIN}")
+        if sidecar_path(path).is_file():
+            return ValidationVerdict(False, False, f"{sidecar_path(path)}: {_PLAIN}")
         return None
     extends = block.get("extends")
     if not isinstance(extends, Mapping):
@@ -198,7 +198,8 @@ _PLAIN: Final = (
 )
 
 
-def _sidecar(path: Path) -> Path:
+def sidecar_path(path: Path) -> Path:
+    """Where a plain record beside the card at ``path`` would be (read, never trusted)."""
     return path.with_name(path.name.removesuffix(".json") + SIDECAR_SUFFIX)
 
 
