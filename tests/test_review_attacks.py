@@ -21,6 +21,7 @@ from trust_keys import private
 from pytest_mteval.cards import runcard
 from pytest_mteval.review import chain, csv_cells, form, sample
 
+
 def mteval(*args):
     """`mteval`, its `review ingest` signing with the governance key (`trust_keys`)."""
     if args[:2] == ("review", "ingest"):

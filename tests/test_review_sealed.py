@@ -173,7 +173,7 @@ def test_a_tampered_sealed_sample_is_refused(gold, tmp_path, offset):
     data[offset] ^= 0x01
     tampered = tmp_path / gold.sealed.name
     tampered.write_bytes(bytes(data))
-    with pytest.raises(SealedBoxError, match="altered|not to the given key"):
+    with pytest.raises(SealedBoxError, match=r"altered|not to the given key"):
         open_sample(tampered, load_private_key(gold.keys / "steward"))
     # against the card, the changed file is refused before it is decrypted
     done = mteval(

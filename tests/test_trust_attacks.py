@@ -11,11 +11,13 @@ import copy
 import hashlib
 import json
 import shutil
+import subprocess
+import sys
 from dataclasses import asdict
 from pathlib import Path
 
 import pytest
-from conftest import DATA
+from conftest import DATA, METHODS, envelope, flores_entries
 from test_leaderboard import tables
 from test_review import build_card, ingest, mteval, rate
 from test_review_sealed import SIZE, gold  # noqa: F401  (a fixture, by name)
@@ -23,6 +25,7 @@ from trust_keys import private, public
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.foreign_card import is_foreign_card
+from pytest_mteval.cards.signing import load_private_key, sign
 from pytest_mteval.cards.verification_tier import review_seed, sidecar_path
 from pytest_mteval.cli.main import main
 from pytest_mteval.review import sample, sample_record
@@ -32,7 +35,9 @@ from pytest_mteval.review.sealed_sample import KIND
 from pytest_mteval.review.sheets import write_sheets
 
 PEER = DATA / "reference-harness" / "cards" / "peer_card_arb.json"
-REPORT = DATA / "upstream-runs" / "run_20260612_124749_openai_gpt55_naive_all_b25_7dda70_report.json"
+REPORT = (
+    DATA / "upstream-runs" / ("run_20260612_124749_openai_gpt55_naive_all_b25_7dda70_report.json")
+)
 GOOD = ["excellent"] * 20 + ["acceptable"] * 10
 
 
@@ -51,8 +56,6 @@ def runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("runs")
     (base / "developer").mkdir()
     (base / "competitor").mkdir()
-    from conftest import flores_entries
-
     poor = {i: e["source"] for i, e in enumerate(flores_entries(40)) if i % 4 == 0}
     return build_card(base / "developer", poor), build_card(base / "competitor")
 
@@ -227,19 +230,15 @@ def reshaped_as_foreign(card: dict, composite: float) -> dict:
 @pytest.fixture(scope="module")
 def signed_card(tmp_path_factory):
     """A real session's card signed with the developer's key (`--mteval-sign-key`)."""
-    from conftest import METHODS, envelope, flores_entries
-
     folder = tmp_path_factory.mktemp("signed")
     corpus = folder / "corpus.json"
     corpus.write_text(json.dumps(envelope(flores_entries(6)), ensure_ascii=False), "utf-8")
-    import subprocess
-    import sys
-
     done = subprocess.run(
         [
             sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:asyncio",
             f"--mteval-corpus={corpus}", f"--mteval-method={METHODS / 'identity'}",
-            f"--mteval-run-card={folder / 'card.json'}", f"--mteval-sign-key={private('developer')}",
+            f"--mteval-run-card={folder / 'card.json'}",
+            f"--mteval-sign-key={private('developer')}",
         ],
         cwd=folder, capture_output=True, text=True, check=False,
     )  # fmt: skip
@@ -314,7 +313,8 @@ def test_attack_the_review_seed_cannot_be_chosen(runs, tmp_path):
     b = rate(tmp_path / "b.csv", sheet, "Bob Example", GOOD)
     done = ingest(sheet, developer, a, b, "--out", tmp_path / "v.json")
     assert done.returncode == 1
-    assert "field 'seed'" in done.stdout and "never chosen" in done.stdout
+    assert "field 'seed'" in done.stdout
+    assert "never chosen" in done.stdout
 
 
 # 5. A sealed sample the developer made itself ------------------------------------------------
@@ -361,21 +361,20 @@ def test_attack_a_self_sealed_sample_is_refused_at_open_and_ingest(gold, tmp_pat
     edited.write_text(json.dumps(runcard.seal(card)), encoding="utf-8")
     assert main(["verify", str(edited)]) == 0  # the hash alone holds
     out = tmp_path / "sheets"
-    done = mteval("review", "open", forged, "--key", steward, "--card", edited, "--out", out, *trust)
+    opening = ("review", "open", forged, "--key", steward, "--out", out)
+    done = mteval(*opening, "--card", edited, *trust)
     assert done.returncode == 1
     assert "not signed by any key given" in done.stdout
     # ... and re-signed with the developer's own key: still not a key the steward trusts
-    from pytest_mteval.cards.signing import load_private_key, sign
-
     resigned = tmp_path / "forged" / "resigned.json"
     resigned.write_text(
         json.dumps(sign(runcard.load(edited), load_private_key(private("developer")))), "utf-8"
     )
-    done = mteval("review", "open", forged, "--key", steward, "--card", resigned, "--out", out, *trust)
+    done = mteval(*opening, "--card", resigned, *trust)
     assert done.returncode == 1
     assert "not signed by any key given" in done.stdout
     # no key at all: the card's own say is not enough
-    done = mteval("review", "open", forged, "--key", steward, "--card", edited, "--out", out)
+    done = mteval(*opening, "--card", edited)
     assert done.returncode == 1
     assert "no --maintainer-key or --governance-key given" in done.stdout
     assert not out.exists()
