@@ -172,9 +172,14 @@ def test_attack_extends_naming_a_competitor_leaves_it_on_the_board(runs, tmp_pat
     theirs = validated_card(competitor, tmp_path / "theirs", private("developer"))
     shutil.copy(theirs, board / "theirs.json")
     (board / "attacker.json").unlink()
+    assert "(community validated)" in runcard.load(theirs)["scores"]["quality_tier"]
     rows, printed = board_rows(capsys, str(board), f"--governance-key={public('governance')}")
     assert "competitor.json: left out" not in printed
     assert len(rows) == 2
+    # its self-given "(community validated)" label is not shown: the parent's tier is
+    assert [r["Verification"] for r in rows] == ["self-benchmarked"] * 2
+    assert not any("community validated" in r["Quality tier"] for r in rows)
+    assert {r["Quality tier"] for r in rows} == {rival["scores"]["quality_tier"]}
     # the governance organisation's own review does stand for its parent
     governed = validated_card(competitor, tmp_path / "governed", private("governance"))
     shutil.copy(governed, board / "governed.json")
@@ -426,3 +431,8 @@ def test_attack_a_sealed_sample_id_cannot_write_outside_the_output_folder(gold, 
         write_sheets(hostile, "t", {"run_id": "r"}, out, True)
     assert notes.read_text(encoding="utf-8") == "the steward's own notes\n"
     assert list(out.iterdir()) == []
+    # a valid id, but a sheet's name planted in the folder as a link to the steward's notes
+    (out / f"review-{drawn.sample_id}.csv").symlink_to(notes)
+    with pytest.raises(sample.SampleError, match="outside"):
+        write_sheets(drawn, "t", {"run_id": "r"}, out, True)
+    assert notes.read_text(encoding="utf-8") == "the steward's own notes\n"

@@ -28,6 +28,7 @@ from pytest_mteval.cards.verification_tier import (
     honoured_parents,
     reproduces,
     review_seed,
+    shown_quality_tier,
     sidecar_path,
     validation_verdict,
     verification_tiers,
@@ -285,3 +286,18 @@ def test_a_validated_card_first_does_not_stop_the_others_being_tiered():
     cards.append(_card("run-cccccccc", 0.9, "c" * 64, fingerprint="d" * 64))
     tiers = verification_tiers(cards, [validated, None, None], KEYS)
     assert [t.name for t in tiers] == [COMMUNITY_VALIDATED, MAINTAINER_VERIFIED, SELF_BENCHMARKED]
+
+
+def test_a_community_validated_label_is_shown_only_when_the_review_earned_it():
+    card = {
+        "scores": {"quality_tier": "fluent (community validated)"},
+        "human_validation": {"extends": {"quality_tier": "deployable (candidate)"}},
+    }
+    assert shown_quality_tier(card, ACCEPTED) == "fluent (community validated)"
+    for verdict in (None, REJECTED, ValidationVerdict(False, False, "unsigned", HASH_B)):
+        assert shown_quality_tier(card, verdict) == "deployable (candidate)"
+    plain = {"scores": {"quality_tier": "functional"}}
+    assert shown_quality_tier(plain, None) == "functional"
+    assert shown_quality_tier({"scores": {}}, None) == "unscored"
+    no_parent = {"scores": {"quality_tier": "fluent (community validated)"}}
+    assert shown_quality_tier(no_parent, None) == "unscored"

@@ -47,6 +47,8 @@ SIDECAR_SUFFIX: Final = ".human-validation.json"
 #: What a governance key signs a review record under; no card signature is ever one.
 VALIDATION_DOMAIN: Final = b"pytest-mteval human validation v1\n"
 _SEED_DOMAIN: Final = b"pytest-mteval review seed v1\n"
+#: The end of a quality tier label that claims a community review (``review/chain.py``).
+VALIDATED_LABEL: Final = "(community validated)"
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,8 @@ class Tier:
 @dataclass(frozen=True)
 class ValidationVerdict:
     """What a card's review record earns: ``honoured`` when it verifies under a trusted
-    governance key, ``accepted`` when it also meets its threshold."""
+    governance key, ``accepted`` when it also meets its threshold; ``extends`` is the parent
+    it claims, believed only when honoured."""
 
     honoured: bool
     accepted: bool
@@ -151,28 +154,25 @@ def validation_verdict(
     extends = block.get("extends")
     if not isinstance(extends, Mapping):
         return ValidationVerdict(False, False, f"{path}: field 'human_validation': {_PLAIN}")
+    claimed = str(extends.get("run_card_hash"))  # what the record says; believed if honoured
+
+    def untrusted(reason: str) -> ValidationVerdict:
+        return ValidationVerdict(False, False, reason, claimed)
+
     if chain_problem is not None:
-        return ValidationVerdict(False, False, chain_problem)
+        return untrusted(chain_problem)
     where = f"{path}: field 'human_validation'"
     if not isinstance(block.get("signature"), Mapping):
-        return ValidationVerdict(
-            False, False, f"{where}: not signed by a governance key, earns nothing"
-        )
+        return untrusted(f"{where}: not signed by a governance key, earns nothing")
     if not roots.governance:
-        return ValidationVerdict(
-            False, False, f"{where}: no governance key given (--governance-key) to check it with"
-        )
+        return untrusted(f"{where}: no governance key given (--governance-key) to check it with")
     signer = signer_among(block, roots.governance, VALIDATION_DOMAIN)
     if signer is None:
-        return ValidationVerdict(
-            False, False, f"{where}: its signature holds with no governance key given"
-        )
+        return untrusted(f"{where}: its signature holds with no governance key given")
     sample: Mapping[str, Any] = block.get("sample") or {}
     drawn_from = sample.get("drawn_from")
     if not isinstance(drawn_from, str) or sample.get("seed") != review_seed(drawn_from):
-        return ValidationVerdict(
-            False, False, f"{where}: its sample's seed is not the one the card's hash fixes"
-        )
+        return untrusted(f"{where}: its sample's seed is not the one the card's hash fixes")
     accepted = block.get("meets_threshold") is True
     reviewers = block.get("reviewers")
     count = len(reviewers) if isinstance(reviewers, list) else 0
@@ -188,7 +188,7 @@ def validation_verdict(
         accepted,
         f"{verdict} by community review on {block.get('ingested')} ({count} reviewers, "
         f"{rated} outputs rated), signed by governance key {signer[:16]}…",
-        str(extends.get("run_card_hash")),
+        claimed,
     )
 
 
@@ -204,7 +204,8 @@ def sidecar_path(path: Path) -> Path:
 
 
 def honoured_parents(verdicts: Sequence[ValidationVerdict | None]) -> set[str]:
-    """The run_card_hash of every card a trusted review record extends."""
+    """The run_card_hash of every card a TRUSTED review record extends (a record's claim
+    alone hides no card: that was how a competitor was left off a board)."""
     return {v.extends for v in verdicts if v is not None and v.honoured and v.extends}
 
 
@@ -296,3 +297,18 @@ def _composite(card: Mapping[str, Any]) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value)
+
+
+def shown_quality_tier(card: Mapping[str, Any], verdict: ValidationVerdict | None) -> str:
+    """The quality tier a reader is shown: a label claiming community validation stands only
+    when the review earned it; otherwise the parent's automated tier the record names."""
+    scores: Mapping[str, Any] = card.get("scores") or {}
+    tier = scores.get("quality_tier")
+    if not isinstance(tier, str):
+        return "unscored"
+    if not tier.endswith(VALIDATED_LABEL) or (verdict is not None and verdict.accepted):
+        return tier
+    block: Mapping[str, Any] = card.get("human_validation") or {}
+    extends: Mapping[str, Any] = block.get("extends") or {}
+    parent = extends.get("quality_tier")
+    return parent if isinstance(parent, str) else "unscored"

@@ -23,6 +23,7 @@ from pytest_mteval.cards.verification_tier import (
     SIDECAR_SUFFIX,
     TrustRoots,
     honoured_parents,
+    shown_quality_tier,
     verification_tiers,
 )
 from pytest_mteval.reports.board_rules import (
@@ -194,11 +195,13 @@ def build(
     tiers = verification_tiers([c.raw for (_, c), _ in kept], [v for _, v in kept], roots)
     boards: dict[BoardKey, Board] = {}
     apart: list[Row] = []
-    for ((path, card), _), tier in zip(kept, tiers, strict=True):
+    for ((path, card), verdict), tier in zip(kept, tiers, strict=True):
         row = _row(path, card, tier.name, tier.reason, domain)
         if row is None:
             notes.append(f"{path}: no entry of domain {domain!r}, left out")
             continue
+        if card.foreign is None:  # a "(community validated)" label only when the review earned it
+            row.quality_tier = shown_quality_tier(card.raw, verdict)
         reason = why_not_ranked(card)
         if reason is not None:
             row.not_ranked = reason

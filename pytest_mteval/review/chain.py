@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.verification_tier import VALIDATED_LABEL
 from pytest_mteval.review.sample import SampleError, answered_rows, draw, drawing_hash
 from pytest_mteval.scoring.composite import CANDIDATE_LABEL
 
-VALIDATED_SUFFIX: Final = " (community validated)"
+VALIDATED_SUFFIX: Final = f" {VALIDATED_LABEL}"
 #: Ratings that say "usable" (spec §7.2: bilingual speakers agree the output is usable).
 USABLE: Final = frozenset({"acceptable", "excellent"})
 
