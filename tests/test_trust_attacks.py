@@ -431,6 +431,12 @@ def test_attack_a_sealed_sample_id_cannot_write_outside_the_output_folder(gold, 
         write_sheets(hostile, "t", {"run_id": "r"}, out, True)
     assert notes.read_text(encoding="utf-8") == "the steward's own notes\n"
     assert list(out.iterdir()) == []
+    # a name that stays in the folder but is no sample id is refused too
+    odd = sample.Sample("notes", drawn.card_hash, drawn.size, drawn.seed, drawn.stratified_by,
+                        drawn.strata, drawn.items)  # fmt: skip
+    with pytest.raises(sample.SampleError, match="not a sample id"):
+        write_sheets(odd, "t", {"run_id": "r"}, out, True)
+    assert list(out.iterdir()) == []
     # a valid id, but a sheet's name planted in the folder as a link to the steward's notes
     (out / f"review-{drawn.sample_id}.csv").symlink_to(notes)
     with pytest.raises(sample.SampleError, match="outside"):
