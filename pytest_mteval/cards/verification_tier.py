@@ -220,6 +220,29 @@ def authorisation_signer(
     return verify_signature(document, steward, str(path), domain)
 
 
+def authorisation_verdict(
+    card: Mapping[str, Any], steward: Sequence[Ed25519PublicKey]
+) -> tuple[bool, str] | None:
+    """What ``mteval verify`` says of the steward authorisation a card records (None: it
+    records none). The run checked the file; the card says under which key, so this is worth
+    what the card's own signature is worth."""
+    record = card.get("steward_authorisation")
+    if not isinstance(record, Mapping):
+        return None
+    named = str(record.get("steward_key_sha256"))
+    if not steward:
+        return True, (
+            f"steward authorisation accepted by the run under key {named[:16]}… "
+            "(not compared: pass --steward-key)"
+        )
+    if named in {key_fingerprint(key) for key in steward}:
+        return True, f"steward authorisation accepted by the run under the given key {named[:16]}…"
+    return False, (
+        f"steward authorisation: the run accepted it under key {named[:16]}…, not under a "
+        "steward key given (--steward-key)"
+    )
+
+
 # -- reproductions and tiers -------------------------------------------------------------------
 
 

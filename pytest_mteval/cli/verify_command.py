@@ -1,6 +1,7 @@
 """``mteval verify CARD``: re-check a run card's schema, fingerprint and hash (and, with
-``--public-key``, its signature; with ``--governance-key``, its review record's), and say what
-the card tells of the code that ran. The verdicts are ``verification_tier.py``'s."""
+``--public-key``, its signature; with ``--governance-key``, its review record's; with
+``--steward-key``, the key its steward authorisation was accepted under), and say what the
+card tells of the code that ran. The verdicts are ``verification_tier.py``'s."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pytest_mteval.cards.foreign_view import read_verified
 from pytest_mteval.cards.signing import load_public_key
 from pytest_mteval.cards.verification_tier import (
     TrustRoots,
+    authorisation_verdict,
     foreign_verdict,
     signature_verdict,
     validation_verdict,
@@ -43,13 +45,22 @@ def _arguments(verify: argparse.ArgumentParser) -> None:
         help="the governance organisation's public key (repeatable): a review record the "
         "card carries must be signed by one",
     )
+    verify.add_argument(
+        "--steward-key",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="PUB",
+        help="a steward's Ed25519 public key (repeatable): a steward authorisation the card "
+        "records must have been accepted under one",
+    )
 
 
 def _verify(args: argparse.Namespace) -> int:
     path = Path(args.card)
     try:
         key = None if args.public_key is None else load_public_key(Path(args.public_key))
-        roots = TrustRoots.from_files(governance=args.governance_key)
+        roots = TrustRoots.from_files(governance=args.governance_key, steward=args.steward_key)
         view, foreign = read_verified(path)
         card = dict(view.raw)  # its review chain and signature are checked on its JSON
         if foreign is not None:  # the reference harness's card or report, by its own rules
@@ -68,10 +79,16 @@ def _verify(args: argparse.Namespace) -> int:
     if review is not None and not review.honoured and roots.governance:
         print(f"INVALID {review.reason}")
         return 1
+    authorised = authorisation_verdict(card, roots.steward)
+    if authorised is not None and not authorised[0]:
+        print(f"INVALID {path}: {authorised[1]}")
+        return 1
     print(f"OK {path}: schema, fingerprint and run_card_hash verify ({card['run_card_hash'][:12]})")
     print(f"   {signed}")
     if review is not None:
         print(f"   review: {review.reason}")
+    if authorised is not None:
+        print(f"   {authorised[1]}")
     print(f"   {_code_line(card)}")
     return 0
 
