@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import shutil
+import tarfile
 
 import pytest
 from leaderboard_cards import RUNS
@@ -16,7 +17,7 @@ from test_bundle import analyzer, method, rewrite, run  # noqa: F401  # fixtures
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.bundle import BundleError, check_bundle, cost_report, make_bundle
 from pytest_mteval.cli.main import main
-from pytest_mteval.methods.code_hash import folder_hash
+from pytest_mteval.methods.code_hash import combined_sha256, folder_hash
 
 CORPUS = RUNS["haiku"][2]
 #: Northern Sami: references with letters JSON escapes as \\uXXXX.
@@ -102,8 +103,26 @@ def test_a_card_bundled_with_other_code_fails_the_check(
     assert "differs from the card's" in out[0]
 
 
+def predictions_only(tmp_path):
+    """The recorded run's predictions alone: its report also holds the corpus's references,
+    and the bundle carries the file a path arg handed the method (method.code.inputs). The
+    predictions equal to their reference are left out too: the leak check cannot tell them
+    from a copied reference."""
+    predictions = RUNS["haiku"][0]
+    rows = json.loads(predictions.read_text(encoding="utf-8"))["entries"]
+    references = {e["reference"] for e in json.loads(CORPUS.read_text("utf-8"))["entries"]}
+    kept = "".join(
+        json.dumps({"id": r["id"], "predicted": r["predicted"]}) + "\n"
+        for r in rows
+        if r["predicted"] not in references
+    )
+    path = tmp_path / "predictions.jsonl"
+    path.write_text(kept, encoding="utf-8")
+    return f"--mteval-method-arg=predictions={path}"
+
+
 def honest(pytester, tmp_path, method, analyzer, extra=()):  # noqa: F811
-    run(pytester, method, tmp_path / "card.json")
+    run(pytester, method, tmp_path / "card.json", predictions_only(tmp_path))
     return make_bundle(method, tmp_path / "card.json", tmp_path / "b.tar.gz", [analyzer, *extra])
 
 
@@ -310,7 +329,11 @@ def test_a_resealed_code_hash_passes_only_without_the_signing_key(
     assert "signature verifies" in capsys.readouterr().out
     code.write_bytes(innocent)
     card = json.loads((tmp_path / "card.json").read_text(encoding="utf-8"))
-    card["method"]["code"]["sha256"] = folder_hash(method)["sha256"]
+    code = card["method"]["code"]  # rule 2: the folder's hash, then the inputs' (code_hash.py)
+    code["folder_sha256"] = folder_hash(method)["sha256"]
+    code["sha256"] = combined_sha256(
+        code["folder_sha256"], [(i["role"], i["sha256"]) for i in code["inputs"]]
+    )
     forged = json.dumps(runcard.seal(card)).encode()  # the old signature no longer matches
     reindexed(bundle, "method/replay.py", innocent)
     reindexed(bundle, "card.json", forged)
@@ -330,3 +353,32 @@ def _rehash(index_bytes, card):
     index = json.loads(index_bytes)
     index["run_card_hash"] = card["run_card_hash"]
     return json.dumps(index).encode()
+
+
+def test_attack_a_bundle_carries_the_path_arg_file_that_ran(
+    pytester,
+    tmp_path,
+    method,  # noqa: F811
+    analyzer,  # noqa: F811
+    capsys,
+):
+    """Issue 41: a bundle held the method folder only, while the outputs came from a file a
+    path arg named; the card's code hash covers it (rule 2) and the bundle carries it."""
+    bundle = honest(pytester, tmp_path, method, analyzer)
+    code = json.loads((tmp_path / "card.json").read_text("utf-8"))["method"]["code"]
+    given = tmp_path / "predictions.jsonl"
+    assert code["rule"] == "pytest-mteval-code/2"
+    assert code["inputs"][0]["sha256"] == hashlib.sha256(given.read_bytes()).hexdigest()
+    member = "inputs/arg-predictions/predictions.jsonl"
+    with tarfile.open(bundle) as tar:
+        assert tar.extractfile(member).read() == given.read_bytes()
+    capsys.readouterr()
+    assert main(["bundle", "check", str(bundle)]) == 0
+    assert "code hash matches" in capsys.readouterr().out
+    swapped = given.read_bytes().replace(b'"predicted": "', b'"predicted": "x')
+    reindexed(bundle, member, swapped)
+    assert main(["bundle", "check", str(bundle)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1, out
+    assert "method.code.inputs" in out[0]
+    assert "the card was made with other files" in out[0]

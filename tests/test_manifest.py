@@ -54,7 +54,12 @@ DICT_API = {
     "transferable": False,
 }
 BUNDLED_OPEN = {**FST, "access": "bundled", "pin": None}
-BUNDLED_NO_RIGHTS = {**BUNDLED_OPEN, "license": "none", "redistributable": False}
+BUNDLED_NO_RIGHTS = {
+    **BUNDLED_OPEN,
+    "license": "none",
+    "redistributable": False,
+    "transferable": False,
+}
 
 
 @pytest.mark.parametrize(

@@ -118,7 +118,8 @@ def test_reproduce_three_repeats_at_temperature_0_7_reports_a_spread(setup, caps
     out_dir = folder / "repro"
     code = main(
         ["reproduce", str(card), "--repeats", "3", "--output", str(out_dir),
-         f"--pytest-arg=--mteval-prices={prices}"]
+         f"--pytest-arg=--mteval-prices={prices}", f"--base-url={server.url}",
+         f"--api-key-env={KEY_ENV}"]
     )  # fmt: skip
     captured = capsys.readouterr()
     out = captured.out

@@ -113,7 +113,7 @@ def test_a_filter_that_cannot_be_used_is_one_line(pytester, labelled, args, mess
 # --- --mteval-method-card ----------------------------------------------------------------------
 
 METHOD_CARD = {
-    "method_id": "identity-baseline",
+    "method_id": "identity",
     "name": "Identity",
     "class": "custom-plugin",
     "description": "Copies the source: the floor every method must beat.",

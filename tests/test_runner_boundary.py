@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, envelope, flores_entries
+from without_bwrap import without_bwrap
 
 from pytest_mteval.cli.main import main as mteval
 from pytest_mteval.run.sandbox import sandbox_problem
@@ -135,7 +136,7 @@ def _as_nobody(folder: Path) -> None:
     attempts = _attempts(card)
     mems = {k: v for k, v in attempts.items() if k.startswith("mem_")}
     assert len(mems) >= 2, attempts  # the supervisor and the harness
-    harness = f"mem_{attempts['ancestors'][1]}"
+    harness = f"mem_{attempts['harness']}"
     assert mems[harness].startswith("denied"), mems
     assert not [k for k in _found(attempts) if not k.startswith("cmdline_")], attempts
 
@@ -229,11 +230,11 @@ def test_a_run_holding_a_secret_refuses_the_plain_runner(pytester, what, args):
 
 
 def test_without_namespaces_the_default_warns_once_and_the_card_says_so(tmp_path):
-    """No bubblewrap on PATH stands for a kernel that refuses namespaces: auto falls back to
-    the plain runner with one line, and a run holding a secret refuses instead."""
+    """No bubblewrap stands for a kernel that refuses namespaces: auto falls back to the plain
+    runner with one line, and a run holding a secret refuses instead."""
     corpus = _corpus(tmp_path)
-    env = {**os.environ, "PATH": str(tmp_path / "empty")}
-    proc, card = _pytest(tmp_path, f"--mteval-corpus={corpus}", env=env)
+    plugin, env = without_bwrap(tmp_path)
+    proc, card = _pytest(tmp_path, *plugin, f"--mteval-corpus={corpus}", env=env)
     warnings = [line for line in proc.stderr.splitlines() if "WARNING" in line]
     assert len(warnings) == 1, proc.stderr
     assert "without the sandbox" in warnings[0]
@@ -244,6 +245,7 @@ def test_without_namespaces_the_default_warns_once_and_the_card_says_so(tmp_path
     secret = _corpus(tmp_path, "held_out")
     proc, _ = _pytest(
         tmp_path,
+        *plugin,
         f"--mteval-corpus={secret}",
         "--mteval-run-card=x.json",
         "--mteval-activate-held-out",

@@ -21,10 +21,11 @@ THIEF = REPO / "tests" / "hostile_methods" / "thief"
 #: Fails only the batch holding entry 1, in the way method arg ``fault`` names; the others
 #: come back upper-cased. Logs each call beside its folder, like methods_for_tests.PROBE.
 FAULTY = """
-import asyncio, json, os, signal, sys, time
+import asyncio, json, os, signal, sys, time, uuid
 from pathlib import Path
 
 LOG = Path(__file__).parent.with_name("calls.jsonl")
+RUNNER = uuid.uuid4().hex  # which runner process: PIDs repeat across PID namespaces
 
 async def _explode():
     raise KeyboardInterrupt("in a task")
@@ -32,7 +33,7 @@ async def _explode():
 class Probe:
     async def translate(self, entries, config):
         with LOG.open("a", encoding="utf-8") as log:
-            log.write(json.dumps({"ids": [e["id"] for e in entries], "pid": os.getpid()}) + "\\n")
+            log.write(json.dumps({"ids": [e["id"] for e in entries], "pid": RUNNER}) + "\\n")
         fault = config.method_args.get("fault", "")
         if any(str(e["id"]) == config.method_args.get("at", "1") for e in entries):
             if fault == "block":
@@ -59,10 +60,11 @@ const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const LOG = path.join(__dirname, '..', 'calls.jsonl');
+const RUNNER = require('crypto').randomUUID(); // which runner: PIDs repeat across namespaces
 
 module.exports = async function translate(sources, context) {
   const ids = context.entries.map((e) => e.id);
-  fs.appendFileSync(LOG, JSON.stringify({ ids, pid: process.pid }) + '\n');
+  fs.appendFileSync(LOG, JSON.stringify({ ids, pid: RUNNER }) + '\n');
   const fault = context.methodArgs.fault || '';
   if (ids.some((id) => String(id) === (context.methodArgs.at || '1'))) {
     if (fault === 'block') { const end = Date.now() + 600000; while (Date.now() < end) {} }

@@ -249,7 +249,8 @@ def test_an_http_service_wrapped_over_the_protocol_is_a_method(pytester, tmp_pat
     assert {r["entry_id"]: r["predicted"] for r in card["results"]} == expected
     assert sorted(len(body["sources"]) for body in server.seen) == [1, 2, 2]
     assert {body["target_language"] for body in server.seen} == {"fra"}
-    assert card["runner"]["sandbox"] == "none"  # class A2: never the sandbox
+    # class A2: sandboxed with the host's network, which reaches the loopback service
+    assert (card["runner"]["sandbox"], card["runner"]["isolated"]) == ("hostnet", True)
 
 
 def test_a_node_method_without_node_is_refused_with_one_line(pytester, tmp_path, crk_corpus):

@@ -5,7 +5,6 @@ hash-chained audit log. Real namespaces, real processes, a real loopback server.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -14,6 +13,7 @@ import sys
 import pytest
 from chat_server import ChatServer
 from conftest import METHODS, REPO, envelope, flores_entries
+from without_bwrap import without_bwrap
 
 from pytest_mteval.cli.main import main as mteval
 from pytest_mteval.run.sandbox import sandbox_problem
@@ -82,6 +82,7 @@ def test_a_hostile_method_gets_nothing_and_the_card_shows_it(pytester, corpus, m
     assert card is not None
     assert "forged" not in card
     assert card["runner"]["sandbox"] == "netns"
+    assert card["runner"]["sandbox_binary"] == "/usr/bin/bwrap"
     assert "gateway" in card["runner"]
     attempts = card["results"][0]["metadata"]["attempts"]
     assert attempts["gc"] == "references found: 0"
@@ -180,22 +181,52 @@ def test_the_gateway_stops_at_the_request_budget(pytester, corpus):
 
 
 @needs_namespaces
-@pytest.mark.parametrize(
-    ("dependency", "klass"),
-    [
-        (dict(GATEWAY_DEPENDENCY, access="external-api", source="https://x.example"), "A2"),
-        ({"id": "d", "kind": "data", "license": "none", "access": "bundled", "source": "d",
-          "redistributable": False, "transferable": False}, "X"),
-    ],
-)  # fmt: skip
-def test_a2_and_x_methods_are_refused_in_the_sandbox(pytester, corpus, dependency, klass):
+def test_an_x_method_runs_in_the_network_sandbox(pytester, corpus):
+    """A closed (X) method's dependencies are files it brings: it runs sandboxed, no network."""
+    closed = {"id": "d", "kind": "data", "license": "none", "access": "bundled", "source": "d",
+              "redistributable": False, "transferable": False}  # fmt: skip
     method = method_copy(
-        pytester, METHODS / "identity", "closed", dependency_class=klass, dependencies=[dependency]
+        pytester, METHODS / "identity", "closed", dependency_class="X", dependencies=[closed]
+    )
+    result, card = run(pytester, corpus, method)
+    assert card is not None, result.stderr.str()
+    assert (card["runner"]["sandbox"], card["runner"]["isolated"]) == ("netns", True)
+
+
+@needs_namespaces
+def test_an_x_method_with_an_llm_reaches_it_through_the_gateway(pytester, corpus, monkeypatch):
+    """Bundled data without rights makes an LLM method class X: it still gets the sandbox and
+    the gateway, which holds the key (it once got the plain runner and the key itself)."""
+    monkeypatch.setenv("MTEVAL_TEST_KEY", KEY)
+    closed = {"id": "d", "kind": "data", "license": "none", "access": "bundled", "source": "d",
+              "redistributable": False, "transferable": False}  # fmt: skip
+    method = method_copy(
+        pytester, METHODS / "raw-llm", "closed-llm", dependency_class="X",
+        dependencies=[GATEWAY_DEPENDENCY, closed],
+    )  # fmt: skip
+    with ChatServer() as server:
+        _result, card = run(
+            pytester, corpus, method, "--mteval-model=test/model",
+            f"--mteval-method-arg=base_url={server.url}",
+            "--mteval-method-arg=api_key_env=MTEVAL_TEST_KEY",
+        )  # fmt: skip
+        seen = list(server.requests)
+    assert card is not None
+    assert (card["runner"]["sandbox"], card["runner"]["gateway"]["forwarded"]) == ("netns", 6)
+    assert all(r.headers.get("authorization") == f"Bearer {KEY}" for r in seen)
+    assert all(row["error"] is None for row in card["results"])
+
+
+@needs_namespaces
+def test_an_a2_method_is_refused_in_the_network_sandbox(pytester, corpus):
+    dependency = dict(GATEWAY_DEPENDENCY, access="external-api", source="https://x.example")
+    method = method_copy(
+        pytester, METHODS / "identity", "closed", dependency_class="A2", dependencies=[dependency]
     )
     result, card = run(pytester, corpus, method)
     assert card is None
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"*is class {klass}, which cannot run in the sandbox*"])
+    result.stderr.fnmatch_lines(["*is class A2: it reaches a dependency over the network*"])
     assert "Traceback" not in result.stderr.str()
 
 
@@ -210,19 +241,19 @@ def test_a_corpus_the_sandbox_would_show_is_refused(pytester):
 
 
 def test_without_namespaces_the_sandbox_is_refused_with_one_line(pytester, corpus):
-    """No bubblewrap on PATH stands for a kernel that refuses: never a silent downgrade."""
-    env = {**os.environ, "PATH": str(pytester.path / "empty")}
+    """No bubblewrap stands for a kernel that refuses: never a silent downgrade."""
+    plugin, env = without_bwrap(pytester.path)
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", f"--mteval-corpus={corpus}",
-         f"--mteval-method={METHODS / 'identity'}", "--mteval-sandbox=netns"],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *plugin,
+         f"--mteval-corpus={corpus}", f"--mteval-method={METHODS / 'identity'}",
+         "--mteval-sandbox=netns"],
         capture_output=True, text=True, cwd=pytester.path, env=env, timeout=120,
     )  # fmt: skip
     assert proc.returncode == pytest.ExitCode.USAGE_ERROR
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert lines == [
-        "ERROR: --mteval-sandbox=netns: bubblewrap (bwrap) is not installed: "
-        "apt-get install bubblewrap"
-    ]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("ERROR: --mteval-sandbox=netns: bubblewrap is not installed at ")
+    assert lines[0].endswith("not-installed/bwrap: apt-get install bubblewrap")
 
 
 @needs_namespaces

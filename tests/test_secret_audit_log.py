@@ -38,19 +38,28 @@ def mteval(*args: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True)
 
 
-def _authorise(folder: Path, corpus: Path, method: Path, *extra: object) -> Path:
+def _authorise(folder: Path, corpus: Path, method: Path, url: str, *extra: object) -> Path:
     out = folder / f"{corpus.stem}.authorisation.json"
     expires = (datetime.now(UTC) + timedelta(days=2)).date().isoformat()
     wrote = mteval(
         "steward", "authorise", "--corpus", corpus, *extra, "--method", method,
         "--key", folder / "steward.key", "--expires", expires, "-o", out,
+        "--model", "test/oracle", "--base-url", url,
     )  # fmt: skip
     assert wrote.returncode == 0, wrote.stdout + wrote.stderr
     return out
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def provider():
+    """The module's loopback provider: an authorisation names its endpoint."""
+    with pytest.MonkeyPatch.context() as patch, ChatServer() as running:
+        patch.setenv(KEY_ENV, "sk-audit-test")
+        yield running
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory, provider: ChatServer) -> dict[str, Any]:
     """Six FLORES entries as a clear dev corpus, an encrypted one and a gold_standard one;
     a copy of raw-llm; the steward's key and an authorisation for each secret corpus."""
     folder = tmp_path_factory.mktemp("secret-audit")
@@ -74,9 +83,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "encrypted": (
             sealed,
             [f"--mteval-corpus-key-file={key}"],
-            _authorise(folder, sealed, method, "--corpus-key-file", key),
+            _authorise(folder, sealed, method, provider.url, "--corpus-key-file", key),
         ),
-        "gold": (gold, [], _authorise(folder, gold, method)),
+        "gold": (gold, [], _authorise(folder, gold, method, provider.url)),
     }
 
 
@@ -107,10 +116,9 @@ def _log_lines(pytester: pytest.Pytester, card: dict[str, Any]) -> list[dict[str
 
 
 @pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv(KEY_ENV, "sk-audit-test")
-    with ChatServer() as running:
-        yield running
+def server(provider: ChatServer) -> ChatServer:
+    provider.requests.clear()
+    return provider
 
 
 @pytest.mark.parametrize("which", ["encrypted", "gold"])

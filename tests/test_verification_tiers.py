@@ -50,6 +50,7 @@ def _card(
     fingerprint: str = "f" * 64,
     signer: Ed25519PrivateKey | None = None,
     cache_hits: Any = 0,
+    code: str = "c" * 64,
 ):
     card = {
         "run_id": run_id,
@@ -57,6 +58,7 @@ def _card(
         "run_card_hash": run_card_hash,
         "scores": {"composite": composite},
         "cache": {"cache_hits": cache_hits},
+        "method": {"code": {"sha256": code}},
     }
     return sign(card, signer) if signer is not None else card
 
@@ -301,3 +303,15 @@ def test_a_community_validated_label_is_shown_only_when_the_review_earned_it():
     assert shown_quality_tier({"scores": {}}, None) == "unscored"
     no_parent = {"scores": {"quality_tier": "fluent (community validated)"}}
     assert shown_quality_tier(no_parent, None) == "unscored"
+
+
+def test_a_run_of_other_code_under_the_same_fingerprint_reproduces_nothing():
+    """Issue 41: the fingerprint names no code; the card's code hash must be the same."""
+    card = _card("r1", 0.5, HASH_A)
+    assert reproduces(card, _card("r2", 0.5, HASH_B))
+    assert not reproduces(card, _card("r2", 0.5, HASH_B, code="d" * 64))
+    codeless = _card("r2", 0.5, HASH_B)
+    del codeless["method"]
+    assert not reproduces(card, codeless)
+    other = _card("r2", 0.5, HASH_B, signer=MAINTAINER, code="d" * 64)
+    assert verification_tiers([card, other], [None, None], KEYS)[0].name == SELF_BENCHMARKED

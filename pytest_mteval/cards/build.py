@@ -69,7 +69,14 @@ def build_card(
     profile = scoring.profile_for(any(m.name == "fst" for m in state.builtin_metrics))
     flagged = frozenset(hallucination.get("hallucination_entries") or ())
     statistics = statistics_of(records, scores, profile, flagged)
-    judged, flags = judge_run(records, scores, profile, statistics, totals["cost_per_entry_usd"])
+    judged, flags = judge_run(
+        records,
+        scores,
+        profile,
+        statistics,
+        totals["cost_per_entry_usd"],
+        target_language=corpus.dataset.target_language,
+    )
     scores.update(judged)
     position = {r["entry_id"]: i for i, r in enumerate(records)}
 

@@ -5,7 +5,9 @@ Layout: ``card.json`` (the sealed run card), ``method/`` (the method folder as i
 method.json, README, bundled dependencies such as coaching data, dictionaries, FST binaries,
 prompts), ``vendor/`` (files given with ``--include``: mirrored dependencies such as an FST
 binary pinned by sha256), ``cost-report.json`` (the card's totals and per-entry costs), and
-``BUNDLE.json`` (every file with its size and sha256, the dependencies and their licences).
+``BUNDLE.json`` (every file with its size and sha256, the dependencies and their licences),
+and ``inputs/arg-NAME/FILE``: the files path args handed the method (the card's
+``method.code.inputs``, rule 2), which its code hash covers.
 What the method must carry is in ``submission_rules``; how a bundle is checked, in
 ``bundle_check``. A bundle is made only of a card whose sealed code hash is the method
 folder's now, and, given the corpus, only when no file holds its references.
@@ -28,6 +30,7 @@ from pytest_mteval.cards.bundle_check import (
     BundleError,
     card_matches_method,
     check_bundle,
+    input_member,
 )
 from pytest_mteval.cards.bundle_leaks import CorpusReferences, file_leaks
 from pytest_mteval.cards.submission_rules import file_sha256s, method_problems
@@ -72,6 +75,7 @@ def make_bundle(
     problems: list[str] = []
     files = _method_files(folder, problems)
     vendored = _vendored(include, problems)
+    vendored.update(_inputs(card, problems))
     problems += method_problems(folder, manifest, file_sha256s([*files, *vendored.values()]))
     problems += card_matches_method(card, manifest, card_path, folder)
     if corpus is not None:
@@ -122,6 +126,24 @@ def _method_files(folder: Path, problems: list[str]) -> list[Path]:
     if total > MAX_TOTAL_BYTES:
         problems.append(f"{folder}: {total} bytes in all, over the {MAX_TOTAL_BYTES} limit")
     return files
+
+
+def _inputs(card: Mapping[str, Any], problems: list[str]) -> dict[str, Path]:
+    """The path-arg files the card's code hash covers, under their bundle names; a folder
+    given as a path arg is not bundled (a problem: copy its files into the method)."""
+    code = (card.get("method") or {}).get("code")
+    listed = code.get("inputs") if isinstance(code, dict) else None
+    out: dict[str, Path] = {}
+    for item in listed if isinstance(listed, list) else []:
+        if not isinstance(item, dict) or item.get("role") == "interpreter":
+            continue
+        path = Path(str(item.get("path")))
+        name = input_member(str(item.get("role")), str(path))
+        if name is None or not path.is_file():
+            problems.append(f"{path}: method.code.inputs names no file a bundle can carry")
+        else:
+            out[name] = path
+    return out
 
 
 def _vendored(include: Sequence[Path], problems: list[str]) -> dict[str, Path]:

@@ -6,6 +6,10 @@ private temporary folder. Then every file is checked against BUNDLE.json (read w
 bounded JSON reader, its shape checked), the card verified, the bundled method folder's code
 hash recomputed and compared with the one the card sealed (``methods/code_hash.py``), and,
 given the corpus, every file searched for its references (``bundle_leaks.py``).
+
+A card of rule 2 was also handed files from outside its folder (path args): the bundle carries
+them under ``inputs/`` and they join the recomputed hash. A command's interpreter is a system
+program the bundle does not carry: it enters the hash by the sha256 the card records.
 """
 
 from __future__ import annotations
@@ -28,12 +32,21 @@ from pytest_mteval.cards.submission_rules import file_sha256s, method_problems
 from pytest_mteval.corpus import Corpus
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.json_files import read_json
-from pytest_mteval.methods.code_hash import CodeHashError, folder_hash
+from pytest_mteval.methods.code_hash import (
+    RULE_WITH_INPUTS,
+    CodeHashError,
+    combined_sha256,
+    folder_hash,
+    input_sha256,
+)
 from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
 
 MAX_FILE_BYTES: Final = 64 * 1024 * 1024
 MAX_TOTAL_BYTES: Final = 256 * 1024 * 1024
 _SHA256: Final = re.compile(r"[0-9a-f]{64}")
+#: The roles of a card's code inputs a bundle carries (``arg:NAME``), as safe member names.
+_ARG_ROLE: Final = re.compile(r"arg:([A-Za-z0-9_.-]{1,100})")
+_PLAIN_NAME: Final = re.compile(r"[^/\\\x00]{1,255}")
 
 
 class BundleError(MtevalError):
@@ -151,7 +164,7 @@ def _content_problems(root: Path, public_key: Ed25519PublicKey | None) -> list[s
         return [*problems, str(exc)]
     shipped = file_sha256s(p for p in root.rglob("*") if p.is_file())
     problems += method_problems(root / "method", manifest, shipped)
-    problems += card_matches_method(card, manifest, card_path, root / "method")
+    problems += card_matches_method(card, manifest, card_path, root / "method", root)
     if index["run_card_hash"] != card["run_card_hash"]:
         problems.append(f"{index_path}: run_card_hash does not name card.json")
     return [*problems, *_cost_report_problems(root / "cost-report.json", card)]
@@ -169,11 +182,53 @@ def _cost_report_problems(path: Path, card: Mapping[str, Any]) -> list[str]:
     return []
 
 
+def input_member(role: str, recorded_path: str) -> str | None:
+    """Where a bundle keeps a path-arg input (``inputs/arg-NAME/FILE``); None for an input it
+    does not carry (the interpreter) or a role or name that could leave the bundle."""
+    found = _ARG_ROLE.fullmatch(role)
+    name = Path(recorded_path).name
+    if found is None or not _PLAIN_NAME.fullmatch(name) or name in (".", ".."):
+        return None
+    return f"inputs/arg-{found.group(1)}/{name}"
+
+
+def _inputs_now(
+    code: Mapping[str, Any], card_path: Path, bundle_root: Path | None
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """(role, sha256) of each input as found now: in the bundle (``bundle_root``) or, when a
+    bundle is made, where the card says it was; with the problems met."""
+    found: list[tuple[str, str]] = []
+    problems: list[str] = []
+    listed = code.get("inputs")
+    for item in listed if isinstance(listed, list) else []:
+        role = str(item.get("role")) if isinstance(item, dict) else ""
+        recorded = str(item.get("sha256")) if isinstance(item, dict) else ""
+        where = str(item.get("path")) if isinstance(item, dict) else ""
+        if role == "interpreter":
+            found.append((role, recorded))  # a system program: named by its hash only
+            continue
+        member = input_member(role, where)
+        if member is None:
+            problems.append(f"{card_path}: method.code.inputs: role {role!r} is not a path arg")
+            continue
+        path = bundle_root / member if bundle_root is not None else Path(where)
+        try:
+            found.append((role, input_sha256(path)))
+        except CodeHashError as exc:
+            problems.append(str(exc))
+    return found, problems
+
+
 def card_matches_method(
-    card: Mapping[str, Any], manifest: MethodManifest, card_path: Path, folder: Path
+    card: Mapping[str, Any],
+    manifest: MethodManifest,
+    card_path: Path,
+    folder: Path,
+    bundle_root: Path | None = None,
 ) -> list[str]:
     """Whether the card was made by this manifest and by exactly this code (its sealed
-    ``method.code.sha256`` against the folder's hash now)."""
+    ``method.code.sha256`` against the folder's hash now, with the inputs of a rule-2 card
+    read from the bundle, ``bundle_root``, or where the card names them)."""
     recorded = (card.get("method") or {}).get("manifest")
     if recorded != manifest.model_dump(by_alias=True):
         return [f"{card_path}: the card was not made by this method (method.manifest differs)"]
@@ -190,6 +245,23 @@ def card_matches_method(
         now = folder_hash(folder)["sha256"]
     except CodeHashError as exc:
         return [str(exc)]
+    if isinstance(code, dict) and code.get("rule") == RULE_WITH_INPUTS:
+        inputs, problems = _inputs_now(code, card_path, bundle_root)
+        if problems:
+            return problems
+        if now != code.get("folder_sha256"):
+            return [
+                f"{folder}/: code sha256 {now[:12]} differs from the card's "
+                f"{str(code.get('folder_sha256'))[:12]} (method.code.folder_sha256): the card "
+                "was made by other code"
+            ]
+        now = combined_sha256(now, inputs)
+        if now != sealed:
+            return [
+                f"{card_path}: the method's inputs (method.code.inputs) hash to {now[:12]}, "
+                f"not the card's {sealed[:12]}: the card was made with other files"
+            ]
+        return []
     if now != sealed:
         return [
             f"{folder}/: code sha256 {now[:12]} differs from the card's {sealed[:12]} "

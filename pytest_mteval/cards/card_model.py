@@ -73,6 +73,8 @@ class Scores(BaseModel):
     quality_tier: str | None = None
     quality_tier_uncapped: str | None = None
     cost_adjusted: float | None = None
+    #: Share of the outputs long enough to judge that are in another language (guards.py).
+    wrong_language_rate: float | None = None
     confidence_intervals: dict[str, Interval] | None = None
 
 

@@ -13,6 +13,9 @@ fields record what the developer intended, read from the card:
 - ``promptContext``: the method argument ``prompt_context`` (null when not given);
 - ``qualityTier``: the card's quality tier.
 
+A card whose embedded method card contradicts its method's manifest (a card issued before
+the run checked it: ``methods/card_checks.py``) is refused before anything is posted.
+
 Connection failures, timeouts, 429 and 5xx are retried with exponential backoff, or as long
 as the server's ``Retry-After`` asks (seconds or an HTTP date, capped), by the package's one
 retry policy (``llm/retry_policy.py``); other answers end in one clear line. A token
@@ -29,6 +32,7 @@ import httpx
 from pytest_mteval.cards import runcard
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.llm.retry_policy import RetryPolicy, parse_retry_after
+from pytest_mteval.methods.card_checks import contradiction
 
 METHOD_CONFIG_FIELDS: Final = (
     "model",
@@ -71,6 +75,21 @@ def method_config(card: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def check_method_card(card: Mapping[str, Any]) -> None:
+    """Refuse a card whose method card says otherwise than its method.json."""
+    public, method = card.get("method_card"), card.get("method")
+    manifest = method.get("manifest") if isinstance(method, Mapping) else None
+    if not isinstance(public, Mapping) or not isinstance(manifest, Mapping):
+        return
+    stated = {k: v for k, v in public.items() if v is not None}
+    found = contradiction(stated, manifest)
+    if found is not None:
+        raise PublishError(
+            found.message(f"run card {card.get('run_id')}: method_card", "its method.manifest")
+            + "; not published"
+        )
+
+
 def publish(
     card: dict[str, Any],
     url: str,
@@ -81,6 +100,7 @@ def publish(
     retry_after_max_s: float = MAX_RETRY_AFTER_S,
 ) -> httpx.Response:
     """POST the card with its method_config; the server's final successful answer."""
+    check_method_card(card)
     body = {**card, "method_config": method_config(card)}
     headers = {"User-Agent": "pytest-mteval publish"}
     if token:

@@ -4,14 +4,17 @@ A class A1 method (LLM inference through a provider; A2, an external API, alike)
 every source sentence it translates to that provider. Whether that is acceptable for a secret
 corpus is the steward's decision, taken per run: the run needs a file the steward signed,
 naming the corpus (the sha256 the card records: of the plaintext, for an encrypted corpus),
-the method's code (``method.code``'s sha256, ``code_hash.py``) and an expiry. Any other code,
-corpus, a lapsed date or a signature that is not the steward key's refuses the run.
+the method's code (``method.code``'s sha256, ``code_hash.py``: its folder, interpreter and
+path-arg files), the endpoint the sources go to, the model, and an expiry. Any other code,
+corpus, endpoint or model, a lapsed date or a signature that is not the steward key's refuses
+the run. Version 1 documents named no endpoint nor model: they are refused.
 
 The document (JSON), signed like a run card (``signing.py``) under its own domain string, so a
 card's signature is never an authorisation's nor the reverse::
 
-    {"kind": "pytest-mteval steward authorisation", "version": 1,
+    {"kind": "pytest-mteval steward authorisation", "version": 2,
      "corpus": {"id", "version", "sha256"}, "method": {"method_id", "code_sha256"},
+     "provider": {"base_url", "model"},
      "issued": "…Z", "expires": "…Z",
      "signature": {"algorithm": "ed25519", "public_key_sha256", "value"}}
 
@@ -36,7 +39,7 @@ if TYPE_CHECKING:  # signing imports cryptography: only where a document is sign
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 KIND: Final = "pytest-mteval steward authorisation"
-VERSION: Final = 1
+VERSION: Final = 2
 DOMAIN: Final = b"pytest-mteval steward authorisation v1\n"
 #: Dependency classes whose runs disclose sources to a third party.
 DISCLOSING: Final = frozenset({"A1", "A2"})
@@ -67,6 +70,7 @@ def authorise(
     corpus: dict[str, str],
     method_id: str,
     code_sha256: str,
+    provider: dict[str, str | None],
     expires: datetime,
     key: Ed25519PrivateKey,
     now: datetime,
@@ -79,6 +83,7 @@ def authorise(
         "version": VERSION,
         "corpus": corpus,
         "method": {"method_id": method_id, "code_sha256": code_sha256},
+        "provider": {"base_url": provider.get("base_url"), "model": provider.get("model")},
         "issued": _stamp(now),
         "expires": _stamp(expires),
     }
@@ -101,6 +106,7 @@ def check_authorisation(
     code_sha256: str | None,
     now: datetime,
     why: str,
+    provider: dict[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """The card's record of a valid authorisation, or StewardError saying what is wrong."""
     prefix = f"{why}: refused"
@@ -121,7 +127,10 @@ def check_authorisation(
     if not isinstance(document, dict) or document.get("kind") != KIND:
         raise StewardError(f"{prefix}: {path}: not a steward authorisation (field 'kind')")
     if document.get("version") != VERSION:
-        raise StewardError(f"{prefix}: {path}: field 'version' is not {VERSION}")
+        raise StewardError(
+            f"{prefix}: {path}: field 'version' is not {VERSION} (a version 1 file names no "
+            "endpoint nor model; the steward signs a new one)"
+        )
     if not isinstance(document.get("signature"), dict):
         raise StewardError(f"{prefix}: {path}: not signed (no 'signature' object)")
     from pytest_mteval.cards.signing import load_public_key
@@ -132,7 +141,41 @@ def check_authorisation(
         fingerprint = authorisation_signer(document, path, public, DOMAIN)
     except SigningError as exc:
         raise StewardError(f"{prefix}: {exc}") from None
-    return _content(document, path, prefix, corpus_sha256, code_sha256, now, fingerprint, raw)
+    found = _content(document, path, prefix, corpus_sha256, code_sha256, now, fingerprint, raw)
+    return {**found, "provider": _provider(document, path, prefix, provider or {})}
+
+
+def _provider(
+    document: dict[str, Any], path: Path, prefix: str, provider: dict[str, str | None]
+) -> dict[str, str | None]:
+    """The endpoint and model the document names, when they are this run's."""
+    named = _block(document, "provider")
+    for field, label in (("base_url", "endpoint"), ("model", "model")):
+        own, given = named.get(field), provider.get(field)
+        if field == "base_url":
+            own, given = _endpoint(own), _endpoint(given)
+        if own != given:
+            raise StewardError(
+                f"{prefix}: {path} authorises {label} {own!r}, not this run's ({given!r})"
+            )
+    return {"base_url": named.get("base_url"), "model": named.get("model")}
+
+
+def _endpoint(url: Any) -> str | None:
+    return str(url).rstrip("/") if url else None
+
+
+def run_provider(
+    source: MethodSource, method_args: dict[str, str], model: str | None
+) -> dict[str, str | None]:
+    """Where a run sends its sources: the ``base_url`` arg (an external API's ``url`` or
+    ``endpoint``; an LLM method's default when it has none) and the model."""
+    from pytest_mteval.llm.chat_settings import DEFAULT_BASE_URL
+
+    klass = source.manifest.dependency_class if source.manifest else None
+    default = DEFAULT_BASE_URL if klass == "A1" else None
+    named = (method_args.get(name) for name in ("base_url", "url", "endpoint"))
+    return {"base_url": next((url for url in named if url), default), "model": model}
 
 
 def _block(document: dict[str, Any], name: str) -> dict[str, Any]:
@@ -209,4 +252,5 @@ def run_authorisation(
         sha,
         datetime.now(UTC),
         why,
+        run_provider(source, dict(settings.method_args), settings.model),
     )

@@ -5,7 +5,7 @@ needs a signature by a key the reader passes (``TrustRoots``):
 
 - ``self-benchmarked``: every card that verifies, and all a card earns without a trusted key.
 - ``maintainer-verified``: an INDEPENDENT reproduction (spec §9.2.3, §9.4): another card of the
-  SAME fingerprint, from a DIFFERENT run, that served no entry from the translation cache,
+  SAME fingerprint and code hash, from a DIFFERENT run, that served no entry from the cache,
   signed by a MAINTAINER key (not the key that signed the card itself), whose composite is
   within ±2 % of the card's, relative to the larger of the two.
 - ``community-validated``: the card carries a review record (``mteval review ingest``) whose
@@ -28,6 +28,7 @@ from typing import Any, Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from pytest_mteval.cards.code_identity import code_problem
 from pytest_mteval.cards.signing import (
     DOMAIN,
     SigningError,
@@ -250,6 +251,8 @@ def reproduces(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """Whether ``b`` is another run of ``a``'s configuration with a composite within tolerance
     (independence is :func:`independence_problem`'s question)."""
     if a.get("fingerprint") != b.get("fingerprint"):
+        return False
+    if code_problem(a, b) is not None:  # issue 41: same fingerprint, other code (code_identity)
         return False
     if a.get("run_id") == b.get("run_id") or a.get("run_card_hash") == b.get("run_card_hash"):
         return False  # a copy of the same run is not a reproduction

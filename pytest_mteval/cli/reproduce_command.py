@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pytest_mteval.cli.command import Command
 from pytest_mteval.errors import MtevalError
-from pytest_mteval.sweep.reproduction import report_lines, reproduce
+from pytest_mteval.sweep.reproduction import MaintainerEndpoint, report_lines, reproduce
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,6 +22,22 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         help="folder for the repeats' cards and logs (default .mteval/reproductions/<run id>)",
     )
     parser.add_argument("--corpus", type=Path, default=None, help="the corpus, if moved")
+    parser.add_argument(
+        "--base-url",
+        default=None,
+        help="your endpoint for the method's requests (the card's is shown, never used alone)",
+    )
+    parser.add_argument(
+        "--api-key-env",
+        default=None,
+        metavar="NAME",
+        help="your environment variable holding the key (the card's is never used)",
+    )
+    parser.add_argument(
+        "--use-card-endpoint",
+        action="store_true",
+        help="send your sources to the endpoint the card names (with your key variable)",
+    )
     parser.add_argument(
         "--pytest-arg",
         action="append",
@@ -39,7 +55,8 @@ def run_reproduce(args: argparse.Namespace) -> int:
     extra = list(args.pytest_arg)
     output = args.output or Path(".mteval") / "reproductions" / args.card.stem
     try:
-        result = reproduce(args.card, args.repeats, output, extra, args.corpus)
+        endpoint = MaintainerEndpoint(args.base_url, args.api_key_env, args.use_card_endpoint)
+        result = reproduce(args.card, args.repeats, output, extra, args.corpus, endpoint=endpoint)
     except MtevalError as exc:
         print(f"mteval reproduce: {exc}", file=sys.stderr)
         return 2
@@ -56,6 +73,8 @@ REPRODUCE = Command(
     run=run_reproduce,
     description="Re-run the card's corpus, method, model, temperature, condition, batch "
     "size, method args and filters with the translation cache off, --repeats times, and "
+    "with YOUR endpoint and key variable (--base-url, --api-key-env; a card naming another "
+    "endpoint is refused unless --use-card-endpoint), and "
     "report each headline score's mean, spread and largest gap to the card. Exit 0 when "
     "every repeat's composite is within ±2%% of the card's, 1 when not.",
 )

@@ -19,6 +19,13 @@ files (``importlib.metadata``'s ``files``, as its RECORD lists them), leaving ou
 ``__pycache__``, files outside the install folder (scripts, whose first line names the local
 Python) and the installer's bookkeeping (RECORD, INSTALLER, REQUESTED, direct_url.json), so
 two installs of one wheel hash alike.
+
+Rule ``pytest-mteval-code/2`` adds what the harness starts or hands the method from outside
+the folder: a command runtime's interpreter (``interpreter``) and each file or folder named by
+a ``path`` method arg (``arg:NAME``). Its hash is the sha256 of a listing in the same form: the
+folder's rule-1 hash named ``.``, then each input's sha256 (a folder's: its rule-1 hash) named
+``@ROLE``, sorted by role. A run without such inputs keeps rule 1 and its hash, so the cards
+already issued keep theirs.
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ from typing import Any, Final
 from pytest_mteval.errors import MtevalError
 
 RULE: Final = "pytest-mteval-code/1"
+#: The rule of a run handed code from outside its folder (an interpreter, path args).
+RULE_WITH_INPUTS: Final = "pytest-mteval-code/2"
 #: Folders never hashed (nor bundled): Python's byte code and the harness's own output.
 SKIPPED_FOLDERS: Final = frozenset({"__pycache__", ".mteval", ".pytest_cache"})
 #: What an installer writes about an install, not what the wheel holds.
@@ -116,6 +125,59 @@ def distribution_hash(name: str) -> dict[str, Any] | None:
     found = listing_hash(kept)
     named, version = dist.metadata["Name"] or name, dist.version or ""  # either may be absent
     return {"name": str(named), "version": str(version), **found, "missing": missing}
+
+
+def input_sha256(path: Path) -> str:
+    """A file's sha256, or a folder's rule-1 hash; CodeHashError when it cannot be read."""
+    if path.is_dir():
+        return str(folder_hash(path)["sha256"])
+    return _file_sha256(path)
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(_CHUNK):
+                digest.update(chunk)
+    except OSError as exc:
+        raise CodeHashError(f"{path}: cannot read it to hash it: {exc}") from None
+    return digest.hexdigest()
+
+
+def combined_sha256(folder_sha256: str | None, inputs: Iterable[tuple[str, str]]) -> str:
+    """Rule 2's hash: the folder's hash named ``.``, then each (role, sha256) as ``@ROLE``."""
+    listing = hashlib.sha256(f"{folder_sha256 or '-'}  .\n".encode())
+    for role, digest in sorted(inputs):
+        listing.update(f"{digest}  @{role}\n".encode("utf-8", "surrogateescape"))
+    return listing.hexdigest()
+
+
+def with_inputs(record: dict[str, Any], inputs: Iterable[tuple[str, Path]]) -> dict[str, Any]:
+    """``record`` (rule 1) extended to rule 2 by ``inputs`` (role, path); unchanged without."""
+    found = [
+        {"role": role, "path": str(path), "sha256": input_sha256(path),
+         "kind": "folder" if path.is_dir() else "file"}
+        for role, path in sorted(inputs)
+    ]  # fmt: skip
+    if not found:
+        return record
+    folder_sha = record.get("sha256")
+    combined = combined_sha256(folder_sha, [(i["role"], i["sha256"]) for i in found])
+    extended = {**record, "rule": RULE_WITH_INPUTS, "sha256": combined}
+    return {**extended, "folder_sha256": folder_sha, "inputs": found}
+
+
+def recorded_inputs(record: Any) -> list[tuple[str, str]]:
+    """The (role, sha256) inputs a card's ``method.code`` names (none for rule 1)."""
+    inputs = record.get("inputs") if isinstance(record, dict) else None
+    if not isinstance(inputs, list):
+        return []
+    return [
+        (str(item.get("role")), str(item.get("sha256")))
+        for item in inputs
+        if isinstance(item, dict)
+    ]
 
 
 def code_record(folder: Path | None, distribution: str | None = None) -> dict[str, Any] | None:

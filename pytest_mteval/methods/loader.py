@@ -9,13 +9,22 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.errors import MethodLoadError as MethodLoadError
+from pytest_mteval.methods.card_checks import contradiction
 from pytest_mteval.methods.code_hash import code_record
 from pytest_mteval.methods.entry_point import build_instance, entry_point_file, import_entry_point
 from pytest_mteval.methods.harness_manifest import shim_note
-from pytest_mteval.methods.manifest import MethodManifest, load_manifest
+from pytest_mteval.methods.manifest import (
+    ManifestError,
+    MethodCard,
+    MethodManifest,
+    load_manifest,
+    load_method_card,
+)
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 
 MethodFactory = Callable[[RunConfig], TranslationMethod]
+#: The method card a method folder ships beside its method.json (method interface spec).
+METHOD_CARD_FILE = "method_card.json"
 
 
 @dataclass(frozen=True)
@@ -126,6 +135,33 @@ def load_folder(
     shim = bool(shim_note(manifest.model_extra))  # a reference-harness plugin, run through it
     factory: MethodFactory = lambda _config: build_instance(cls, folder, entry, shim)  # noqa: E731
     return MethodSource(name, folder, manifest, factory, distribution, code, **chosen)
+
+
+def method_card_for(
+    source: MethodSource, given: Path | None = None, model: str | None = None
+) -> MethodCard | None:
+    """The method card the run embeds: ``given`` (``--mteval-method-card``), else the
+    folder's own ``method_card.json``; refused in one line where it contradicts method.json
+    (or the run's ``--mteval-model``)."""
+    own = source.directory / METHOD_CARD_FILE if source.directory is not None else None
+    path = given or (own if own is not None and own.is_file() else None)
+    if path is None:
+        return None
+    card = load_method_card(path)
+    stated = card.model_dump(by_alias=True, exclude_unset=True, exclude_none=True)
+    if source.manifest is not None:
+        found = contradiction(stated, source.manifest.model_dump(by_alias=True))
+        if found is not None:
+            where = source.directory / "method.json" if source.directory else None
+            manifest_file = str(where) if where else f"the method.json of {source.name!r}"
+            raise ManifestError(found.message(str(path), manifest_file))
+    claimed = stated.get("model")
+    if model is not None and claimed is not None and claimed != model:
+        raise ManifestError(
+            f"{path}: field 'model' is {claimed!r} but the run's --mteval-model is {model!r}: "
+            "a method card describes its run, it cannot contradict it"
+        )
+    return card
 
 
 def _runs_elsewhere(_config: RunConfig) -> TranslationMethod:

@@ -17,6 +17,11 @@ from pytest_mteval.errors import ManifestError as ManifestError
 from pytest_mteval.json_files import read_json
 from pytest_mteval.languages import canonical
 from pytest_mteval.methods.harness_manifest import is_harness_manifest, mapped_manifest
+from pytest_mteval.methods.licences import (
+    LicenceSyntaxError,
+    allows_redistribution,
+    why_not_redistributable,
+)
 
 #: The runtimes the harness starts a runner for itself (run/runtimes.py); any other is a
 #: command list naming an executable that speaks the runner protocol (docs/runner-protocol.md).
@@ -55,9 +60,25 @@ class Dependency(BaseModel):
             )
         return self
 
+    @model_validator(mode="after")
+    def _rights_follow_the_licence(self) -> Dependency:
+        """A licence that withholds redistribution cannot be declared redistributable."""
+        try:
+            allowed = allows_redistribution(self.license)
+        except LicenceSyntaxError as exc:
+            raise ValueError(f"dependency {self.id!r}: {exc}") from None
+        claimed = [f"{k}: true" for k in ("redistributable", "transferable") if getattr(self, k)]
+        if allowed is False and claimed:
+            raise ValueError(
+                f"dependency {self.id!r}: license {self.license!r} does not allow "
+                f"redistribution ({why_not_redistributable(self.license)}), yet it is declared "
+                f"{' and '.join(claimed)}"
+            )
+        return self
+
     def contributes(self) -> DependencyClass:
         """The class this dependency alone gives a method (spec table 'Derivação de classe')."""
-        no_rights = self.license.lower() == "none" or not self.redistributable
+        no_rights = allows_redistribution(self.license) is False or not self.redistributable
         if self.access == "bundled":
             return "X" if no_rights or not self.transferable else "S"
         if self.access == "mirrored":

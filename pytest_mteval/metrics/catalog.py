@@ -69,6 +69,7 @@ RUN_LEVEL: Final = frozenset(
         *("avg_latency_seconds", "median_latency_seconds", "p95_latency_seconds"),
         *("composite", "composite_metrics", "scoring_profile", "confidence_intervals"),
         *("cost_adjusted", "quality_tier", "quality_tier_uncapped", "plugin_metrics"),
+        "wrong_language_rate",
         *("by_difficulty", "by_provenance", "by_domain"),
     }
 )

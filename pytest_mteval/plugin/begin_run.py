@@ -29,8 +29,9 @@ from pytest_mteval.methods.loader import (
     PackagedFolder,
     Registered,
     find_method,
+    method_card_for,
 )
-from pytest_mteval.methods.manifest import ManifestError, MethodCard, load_method_card
+from pytest_mteval.methods.manifest import ManifestError, MethodCard
 from pytest_mteval.methods.preflight import run_preflight
 from pytest_mteval.methods.protocol import RunConfig
 from pytest_mteval.metrics import catalog
@@ -52,6 +53,7 @@ from pytest_mteval.plugin.xdist_internals import (
     worker_count,
 )
 from pytest_mteval.run.cache import TranslationCache, fingerprint_components, method_fingerprint
+from pytest_mteval.run.code_inputs import bind_code
 from pytest_mteval.run.entry_selection import run_corpus
 from pytest_mteval.run.isolation import GATEWAY_SOCKET_KEY, start_isolation
 from pytest_mteval.run.method_args import check_method_args, public_config, secret_names
@@ -122,6 +124,7 @@ def start_run(
             f"not {ds.source_language}>{ds.target_language}"
         )
     check_method_args(settings.method_args, source.manifest, source.name)
+    source = bind_code(source, settings.method_args)  # interpreter, path args: what runs
     steward = run_authorisation(settings, secrecy, source, corpus.sha256)  # §8.6
     if settings.prices is not None:
         try:
@@ -197,16 +200,33 @@ def _finish_start(
     if cached and getattr(state.method, "cacheable", True):
         cache = TranslationCache(config.rootpath / ".mteval" / "cache")
         public = public_config(run_config, secret_names(source.manifest))
+        code_sha256 = (source.code or {}).get("sha256")
+        runner = _runner_identity(state)
         key = (source.cache_name, source.directory, public, pytest_mteval.__version__)
         state.translator.cache = cache
-        state.translator.fingerprint = method_fingerprint(*key)
-        cache.describe(state.translator.fingerprint, fingerprint_components(*key))
+        state.translator.fingerprint = method_fingerprint(*key, code_sha256, runner)
+        cache.describe(
+            state.translator.fingerprint, fingerprint_components(*key, code_sha256, runner)
+        )
     if settings.baseline is not None:
         state.baseline_load = load_baseline(
             settings.baseline, state.corpus, settings.allow_dataset_change
         )
-    card = load_method_card(settings.method_card) if settings.method_card else None
+    card = method_card_for(source, settings.method_card, settings.model)
     return state, card
+
+
+def _runner_identity(state: RunState) -> dict[str, Any]:
+    """What the cache key holds of how the method ran: outputs made without the sandbox (or
+    in the harness's process) are never served to a sandboxed run."""
+    isolation = state.isolation
+    choice = isolation.choice if isolation is not None else None
+    return {
+        "mode": state.settings.runner,
+        "runtime": state.source.runtime,
+        "sandbox": isolation.sandbox if isolation is not None else "none",
+        "isolated": bool(choice is not None and choice.isolated),
+    }
 
 
 def _audit(settings: Settings, registered: Mapping[str, Registered]) -> dict[str, Any] | None:

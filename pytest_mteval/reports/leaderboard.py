@@ -35,6 +35,7 @@ from pytest_mteval.reports.board_rules import (
     why_not_ranked,
 )
 from pytest_mteval.reports.domain_slice import domain_slice
+from pytest_mteval.reports.method_columns import checked_class, method_columns
 from pytest_mteval.reports.validation_records import review_verdict
 from pytest_mteval.scoring import composite as scoring
 
@@ -80,6 +81,12 @@ class Row:
     #: What tells this run from others of the same method and model on its board (their
     #: conditions, else their times, else run ids); "" when it is the only one.
     run_label: str = ""
+    #: The method-interface columns (``method_columns.py``): tools used, open source, prompt
+    #: version, temperature.
+    tools_used: str = "–"
+    open_source: str = "–"
+    prompt_version: str = "–"
+    temperature: str = "–"
 
     @property
     def shown(self) -> str:
@@ -283,7 +290,7 @@ def _row(path: Path, card: CardView, tier: str, reason: str, domain: str | None)
         path=str(path),
         run_id=str(card.run_id),
         method=card.board_name,
-        method_class=card.method_class,
+        method_class=checked_class(card),
         dependency_class=card.dependency_class,
         model=str(card.model),
         condition=str(card.condition),
@@ -304,4 +311,5 @@ def _row(path: Path, card: CardView, tier: str, reason: str, domain: str | None)
         timestamp=str(card.timestamp),
         entries=int(card.dataset.entry_count),
         corpus=f"{card.dataset.id} v{card.dataset.version}",
+        **method_columns(card),
     )

@@ -27,13 +27,18 @@ COLUMNS: Final = (
     "Cost-adjusted",
     "Class",
     "Model",
+    "Tools used",
+    "Open source",
+    "Prompt version",
+    "Temperature",
     "Quality tier",
     "Verification",
     "Date",
 )
 _MARKS: Final = {"A2": "⚠ external dependency", "X": "🔒 closed"}
-#: The columns holding a card's own strings (method, class, model, tier, date).
-_TEXT_COLUMNS: Final = frozenset({1, 10, 11, 12, 13, 14})
+#: The columns holding a card's own strings (method, class, model, the method-interface
+#: columns, tier, verification, date).
+_TEXT_COLUMNS: Final = frozenset({1, *range(10, 19)})
 #: Dependency classes with a badge style in static/page.css; any other gets "dep-other".
 _BADGES: Final = frozenset({"S", "O", "A1", "A2", "X"})
 
@@ -71,6 +76,10 @@ def _cells(row: Row) -> list[str]:
         number(row.cost_adjusted, 3),
         row.method_class or "–",
         row.model,
+        row.tools_used,
+        row.open_source,
+        row.prompt_version,
+        row.temperature,
         row.quality_tier,
         row.verification,
         row.date,
@@ -141,6 +150,7 @@ def html(board_set: Leaderboard) -> str:
             {
                 "title": board.title(),
                 "chart": _chart(board),
+                "no_chart": plots.no_cost_plot(_points(board)),
                 "rows": [_html_row(r) for r in board.rows],
                 "tie_note": _tie_note(board),
             }
@@ -149,8 +159,16 @@ def html(board_set: Leaderboard) -> str:
     )
 
 
-def _chart(board: Board) -> Markup:
-    points = [
+def _chart(board: Board) -> Markup | None:
+    """The cost-versus-quality plot, or None when no card's cost would spread the points."""
+    points = _points(board)
+    if plots.no_cost_plot(points) is not None:
+        return None
+    return svg(plots.cost_quality_scatter(points, "composite against cost per entry"))
+
+
+def _points(board: Board) -> list[plots.ScatterPoint]:
+    return [
         plots.ScatterPoint(
             f"{r.rank_text()}. {r.shown} ({r.model})",
             r.cost_per_entry_usd,
@@ -161,7 +179,6 @@ def _chart(board: Board) -> Markup:
         for r in board.rows
         if r.composite is not None
     ]
-    return svg(plots.cost_quality_scatter(points, "composite against cost per entry"))
 
 
 def _html_row(row: Row) -> dict[str, Any]:
@@ -171,9 +188,16 @@ def _html_row(row: Row) -> dict[str, Any]:
         "rank": row.rank_text(),
         "mark": dependency_mark(row),
         "badge": f"dep-{cls}" if cls in _BADGES else "dep-other",
-        "composite_text": _composite(row),
+        "composite_text": number(row.composite, 3),
+        "interval_text": (
+            f"[{row.lower:.3f}, {row.upper:.3f}]"
+            if row.lower is not None and row.upper is not None
+            else ""
+        ),
         "method_class": row.method_class or "–",
         "shown": row.shown,
+        # a line may break after each "/" of a model id (anthropic/claude-haiku-4.5)
+        "model_html": Markup("/<wbr>").join(row.model.split("/")),
     }
 
 

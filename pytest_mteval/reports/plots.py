@@ -88,6 +88,21 @@ def _tier_bands(axes: Axes) -> None:
         )  # fmt: skip
 
 
+def no_cost_plot(points: Sequence[ScatterPoint]) -> str | None:
+    """Why a board gets no cost plot (no card with a cost above zero), or None.
+
+    With no cost to spread them, every point would sit on one vertical line."""
+    if not points or any(p.cost_per_entry for p in points):
+        return None
+    unknown = sum(1 for p in points if p.cost_per_entry is None)
+    free = len(points) - unknown
+    parts = [f"{unknown} record no cost" if unknown else "", f"{free} cost nothing" if free else ""]
+    return (
+        "No cost-versus-quality plot: no card on this board records a cost per entry above "
+        f"zero ({' and '.join(p for p in parts if p)}), so its points would all sit on one line."
+    )
+
+
 def cost_quality_scatter(points: Sequence[ScatterPoint], title: str) -> str:
     """Composite against cost per entry (log scale), one mark per card (``id="card-N"``),
     its 95 % interval as an error bar. Free or unknown cost sits on a marked left edge."""

@@ -1,7 +1,9 @@
 """The on-disk translation cache: never pay twice for the same translation.
 
-Key. A result is stored under the METHOD'S FINGERPRINT (method id, a hash of the method
-folder's files, the RunConfig that can change an output, the harness version) and a hash of
+Key. A result is stored under the METHOD'S FINGERPRINT (method id, the code hash the card
+records, dot-files, interpreter and path-arg files included (``methods/code_hash.py``), the
+RunConfig that can change an output, the model's endpoint, the runner, runtime and sandbox
+mode, the harness version) and a hash of
 the SOURCE SIDE the method saw (the source text, plus context, domain, terms... but never the
 entry id). Keying by model alone serves one configuration's outputs to another
 (lm-evaluation-harness issues 2715, 4063); keying by entry id serves a stale output after the
@@ -16,11 +18,17 @@ lock, and a folder of small files is what CI caches (actions/cache) save and res
 what a person can inspect or prune (delete one fingerprint's folder). Only successful results
 are stored, with their original latency, usage and cost; a hit comes back marked
 ``cached: True`` so the run card can count hits and still report what they cost.
+
+Authentication. Only the harness writes entries, each with an HMAC-SHA256 under a key kept
+outside the project and the sandbox (``cache_secret.py``): an entry whose HMAC does not
+verify is a miss, counted as rejected. A plain checksum could be recomputed by whoever edits
+the entry.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import tempfile
@@ -31,6 +39,7 @@ from typing import Any, Final
 from pytest_mteval.corpus import Entry
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.json_files import parse_json
+from pytest_mteval.methods.code_hash import folder_hash
 from pytest_mteval.methods.protocol import MethodResult, RunConfig
 from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.run.batch_translation import method_view
@@ -44,27 +53,7 @@ VOLATILE_CONFIG: Final = frozenset({"concurrency", "timeout_s", "method_dir"})
 VOLATILE_ARGS: Final = frozenset(
     {"request_timeout_s", "prices", "max_attempts", "retry_after_max_s", "api_key_env"}
 )
-#: Files and folders of a method folder that are not the method.
-_SKIPPED: Final = frozenset({"__pycache__", ".git", ".mteval", ".pytest_cache"})
-FORMAT: Final = 2
-
-
-def folder_hash(folder: Path) -> str:
-    """sha256 over the relative path and content of every file (bytecode and dotfiles aside)."""
-    digest = hashlib.sha256()
-    files = sorted(
-        p
-        for p in folder.rglob("*")
-        if p.is_file()
-        and p.suffix != ".pyc"
-        and not any(
-            part in _SKIPPED or part.startswith(".") for part in p.relative_to(folder).parts
-        )
-    )
-    for path in files:
-        digest.update(path.relative_to(folder).as_posix().encode("utf-8") + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
+FORMAT: Final = 3
 
 
 def fingerprint_components(
@@ -72,12 +61,16 @@ def fingerprint_components(
     method_dir: Path | None,
     run_config: RunConfig | Mapping[str, Any],
     harness_version: str,
+    code_sha256: str | None = None,
+    runner: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What a method's outputs depend on, as JSON.
 
-    A config value naming an existing file (a predictions file, a glossary, an FST) stands for
-    the file's content hash, not its path. A method registered by a plugin has no folder: its
-    code is identified by its id and the harness version only, so version the plugin.
+    ``code_sha256`` is the card's code hash (its inputs included); without it, the folder's
+    (rule 1, dot-files counted). ``runner``: mode, runtime, sandbox and isolation, so outputs
+    made without the sandbox never reach a sandboxed run. A config value naming an existing
+    file stands for its content hash, not its path. A method registered by a plugin has no
+    folder: its code is identified by its id and the harness version only.
     """
     raw = run_config.to_json() if isinstance(run_config, RunConfig) else dict(run_config)
     config = {k: _content(v) for k, v in sorted(raw.items()) if k not in VOLATILE_CONFIG}
@@ -89,8 +82,10 @@ def fingerprint_components(
     return {
         "format": FORMAT,
         "method_id": method_id,
-        "code_sha256": folder_hash(method_dir) if method_dir and method_dir.is_dir() else None,
+        "code_sha256": code_sha256 or _folder_sha256(method_dir),
         "run_config": config,
+        "endpoint": _endpoint(raw),
+        "runner": dict(runner) if runner is not None else None,
         "harness_version": harness_version,
     }
 
@@ -100,10 +95,26 @@ def method_fingerprint(
     method_dir: Path | None,
     run_config: RunConfig | Mapping[str, Any],
     harness_version: str,
+    code_sha256: str | None = None,
+    runner: Mapping[str, Any] | None = None,
 ) -> str:
     """sha256 of :func:`fingerprint_components` as canonical JSON."""
-    components = fingerprint_components(method_id, method_dir, run_config, harness_version)
+    components = fingerprint_components(
+        method_id, method_dir, run_config, harness_version, code_sha256, runner
+    )
     return _sha256(_canonical(components))
+
+
+def _folder_sha256(folder: Path | None) -> str | None:
+    return str(folder_hash(folder)["sha256"]) if folder and folder.is_dir() else None
+
+
+def _endpoint(config: Mapping[str, Any]) -> str | None:
+    """Where an LLM method sends its requests: its ``base_url`` arg, even when the args
+    volatile for the key leave it out."""
+    args = config.get("method_args")
+    url = args.get("base_url") if isinstance(args, Mapping) else None
+    return str(url).rstrip("/") if url else None
 
 
 def source_key(source: str | Mapping[str, Any]) -> str:
@@ -119,8 +130,14 @@ def source_key(source: str | Mapping[str, Any]) -> str:
 class TranslationCache:
     """Results on disk under ``root`` (normally ``<rootdir>/.mteval/cache``)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, secret: bytes | None = None) -> None:
+        """``secret``: the HMAC key (by default the user's, ``cache_secret.py``)."""
         self.root = root
+        if secret is None:
+            from pytest_mteval.run.cache_secret import cache_secret
+
+            secret = cache_secret()
+        self._secret = secret
         #: Source keys whose stored file was corrupt or edited (ignored and re-translated).
         self.rejected: set[str] = set()
 
@@ -139,7 +156,7 @@ class TranslationCache:
             data = path.read_bytes()
         except OSError:
             return None
-        result = _checked_payload(data, fingerprint, source_key(source))
+        result = _checked_payload(data, fingerprint, source_key(source), self._secret)
         if result is None:
             self.rejected.add(source_key(source))
             return None
@@ -156,7 +173,7 @@ class TranslationCache:
             "fingerprint": fingerprint,
             "key": key,
             "result": kept,
-            "sha256": _checksum(fingerprint, key, kept),
+            "hmac": _seal(self._secret, fingerprint, key, kept),
         }
         path = self.path_for(fingerprint, source)
         self._ignore_in_git()
@@ -224,12 +241,13 @@ def cache_totals(records: Sequence[EntryRecord]) -> dict[str, Any]:
     }
 
 
-def _checksum(fingerprint: str, key: str, result: Mapping[str, Any]) -> str:
-    """sha256 over what a cache file says: an edited result no longer matches."""
-    return _sha256(_canonical([fingerprint, key, result]))
+def _seal(secret: bytes, fingerprint: str, key: str, result: Mapping[str, Any]) -> str:
+    """HMAC-SHA256 over what a cache file says: only a holder of the key makes one."""
+    message = _canonical([FORMAT, fingerprint, key, result])
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()
 
 
-def _checked_payload(data: bytes, fingerprint: str, key: str) -> MethodResult | None:
+def _checked_payload(data: bytes, fingerprint: str, key: str, secret: bytes) -> MethodResult | None:
     """The result stored in ``data`` when it is intact and well-typed, else None."""
     try:
         stored = parse_json(data, "cache file")
@@ -240,7 +258,9 @@ def _checked_payload(data: bytes, fingerprint: str, key: str) -> MethodResult | 
     result = stored.get("result")
     if stored.get("key") != key or not isinstance(result, dict):
         return None
-    if stored.get("sha256") != _checksum(fingerprint, key, result):
+    seal = stored.get("hmac")
+    expected = _seal(secret, fingerprint, key, result)
+    if not isinstance(seal, str) or not hmac.compare_digest(seal, expected):
         return None
     try:
         checked = validate_result(key, result)

@@ -9,6 +9,9 @@
   read a non-dumpable process's memory either, and cannot get the capabilities back by exec.
 - The runner's supervisor is a child subreaper: a process the method starts in a new session
   (``setsid``, double fork) is re-parented to it, not to init, and killed with the run.
+- Where the kernel allows, the supervisor and the runner live in a new PID namespace: a PID
+  there names no process outside, so the method cannot signal the harness (nor, as its init,
+  the supervisor), and every process in it dies with the supervisor.
 
 Everything here is a no-op (returning False) where the calls do not exist.
 """
@@ -31,6 +34,8 @@ PR_SET_NO_NEW_PRIVS = 38
 PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 _CAP_VERSION_3 = 0x20080522
+CLONE_NEWPID = 0x20000000
+CLONE_NEWUSER = 0x10000000
 
 
 @lru_cache(maxsize=1)
@@ -61,6 +66,28 @@ def set_dumpable(on: bool) -> bool:
     return _prctl(PR_SET_DUMPABLE, 1 if on else 0) == 0
 
 
+def enter_pid_namespace() -> bool:
+    """Put this process's next children in a new PID namespace; whether the kernel took it.
+    Root asks directly; another user through a new user namespace mapping only itself."""
+    libc = _libc()
+    if libc is None:
+        return False
+    if int(libc.unshare(CLONE_NEWPID)) == 0:
+        return True
+    if os.geteuid() == 0:
+        return False
+    uid, gid = os.geteuid(), os.getegid()
+    if int(libc.unshare(CLONE_NEWUSER | CLONE_NEWPID)) != 0:
+        return False
+    try:  # the same ids inside: files are reached exactly as before
+        Path("/proc/self/setgroups").write_text("deny")
+        Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
+        Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
+    except OSError:
+        pass
+    return True
+
+
 def become_subreaper() -> bool:
     return _prctl(PR_SET_CHILD_SUBREAPER, 1) == 0
 
@@ -70,7 +97,7 @@ def drop_privileges() -> bool:
     if _libc() is None:
         return False
     ok = _prctl(PR_SET_NO_NEW_PRIVS, 1) == 0
-    if os.geteuid() != 0:
+    if os.geteuid() != 0 and not _capabilities():
         return ok
     last = _last_capability()
     for cap in range(last + 1):
@@ -79,6 +106,18 @@ def drop_privileges() -> bool:
     header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
     data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable: twice, all zero
     return ok and int(_libc().capset(header, data)) == 0
+
+
+def _capabilities() -> bool:
+    """Whether this process holds any capability (a user namespace's owner does)."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return False
+    for line in status.splitlines():
+        if line.startswith(("CapEff:", "CapPrm:")) and int(line.split()[1], 16):
+            return True
+    return False
 
 
 def _last_capability() -> int:

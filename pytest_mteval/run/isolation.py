@@ -27,12 +27,18 @@ from pytest_mteval.run.runner_client import Launch, ProcessBackend, RunnerProces
 from pytest_mteval.run.runner_env import runner_env
 from pytest_mteval.run.runner_protocol import PROTOCOL_VERSION
 from pytest_mteval.run.runtimes import runner_command
-from pytest_mteval.run.sandbox import GATEWAY_DIR_INSIDE, SandboxError, sandbox_launch
+from pytest_mteval.run.sandbox import (
+    GATEWAY_DIR_INSIDE,
+    HOST_NETWORK,
+    SandboxError,
+    sandbox_launch,
+)
 from pytest_mteval.run.sandbox_policy import (
     SandboxChoice,
     choose_sandbox,
     import_root,
     method_folder,
+    uses_gateway,
 )
 
 if TYPE_CHECKING:  # the gateway and the chat preflight (httpx, h11) load only for an A1 method
@@ -75,6 +81,8 @@ class Isolation:
         if self.choice is not None:
             out["requested"] = self.choice.requested
             out["isolated"] = self.choice.isolated
+            if self.choice.binary is not None:
+                out["sandbox_binary"] = self.choice.binary
             if self.choice.not_isolated:
                 out["not_isolated_because"] = self.choice.not_isolated
         if self.backend is not None:
@@ -144,11 +152,11 @@ def start_isolation(
     cwd = str(state.source.directory) if command is not None else None
     launch = Launch(argv, env=env, cwd=cwd, supervised=True)
     isolation.runtime = state.source.runtime
-    if sandbox == "netns":
+    if choice.isolated:
         folder = method_folder(state)
         assert folder is not None  # choose_sandbox saw to it
         gateway_dir = None
-        if manifest is not None and manifest.dependency_class == "A1":
+        if manifest is not None and uses_gateway(manifest) and sandbox != HOST_NETWORK:
             if preflight:
                 _check_upstream(isolation, state)
             config, gateway_dir = _gateway_for(isolation, state, manifest, rootpath, given_socket)
@@ -163,7 +171,10 @@ def start_isolation(
         try:
             env = runner_env(state, "/tmp", sandboxed=True, gateway=gateway_dir is not None)
             ref = {**ref, "sys_path": [str(root)]} if root is not None else ref
-            launch = sandbox_launch(folder, readable, protected, gateway_dir, env, inside)
+            network = sandbox == HOST_NETWORK
+            launch = sandbox_launch(
+                folder, readable, protected, gateway_dir, env, inside, network=network
+            )
         except (SandboxError, SettingsError) as exc:
             isolation.close()
             raise SettingsError(str(exc)) from None

@@ -5,6 +5,10 @@ A batch's entries become errors that say what happened (timeout and kill, exit c
 protocol, the method's traceback); the next batch gets a fresh runner. The batch waited for
 takes the blame; other batches in flight in the same process run once more on the fresh
 runner, since they may have done nothing wrong.
+
+What a runner can make the harness hold is bounded: one message at a time (a line of at most
+``MAX_LINE_BYTES``), a few short stderr lines, and replies only to tickets it was sent and
+has not answered yet; anything else is dropped as it arrives and counted.
 """
 
 from __future__ import annotations
@@ -27,7 +31,13 @@ from pytest_mteval.methods.protocol import MethodResult, RunConfig
 from pytest_mteval.run.batch_translation import PendingBatch, all_failed, check_results, method_view
 from pytest_mteval.run.method_ref import MethodRef
 from pytest_mteval.run.method_traceback import from_reply
-from pytest_mteval.run.runner_protocol import ProtocolError, encode, hello_problem, read_message
+from pytest_mteval.run.runner_protocol import (
+    MAX_STDERR_LINE_BYTES,
+    ProtocolError,
+    encode,
+    hello_problem,
+    read_message,
+)
 
 GRACE_S = 1.0  # how long past a batch's timeout the runner may take to answer
 START_TIMEOUT_S = 120.0  # how long a runner may take to import and build its method
@@ -70,6 +80,11 @@ class RunnerProcess:
         self.blamed = False  # one batch already took the blame for this process's end
         self.broken: str | None = None
         self.tail: deque[str] = deque(maxlen=5)
+        #: Tickets sent to this runner and not answered yet: the only replies it may send.
+        self.asked: set[int] = set()
+        #: Replies it sent unasked (dropped), and the first such ticket.
+        self.unasked = 0
+        self.unasked_ticket: object = None
         for target in (self._read_out, self._read_err):
             threading.Thread(target=target, daemon=True).start()
 
@@ -95,13 +110,33 @@ class RunnerProcess:
             self.ready = message.get("describe") or {}
         elif kind == "fatal":
             self.fatal = str(message.get("error"))[:2000]
-        elif kind in ("result", "error") and isinstance(message.get("ticket"), int):
-            self.replies[message["ticket"]] = message
+        elif kind in ("result", "error"):
+            ticket = message.get("ticket")
+            if isinstance(ticket, int) and ticket in self.asked:
+                self.asked.discard(ticket)
+                self.replies[ticket] = message
+            else:  # never sent, or answered already: dropped, whatever its size
+                self.unasked += 1
+                if self.unasked_ticket is None:
+                    self.unasked_ticket = str(ticket)[:40]
+
+    def take_unasked(self) -> str | None:
+        """One line on the replies dropped since last asked, or None."""
+        with self.cond:
+            count, self.unasked = self.unasked, 0
+            ticket, self.unasked_ticket = self.unasked_ticket, None
+        if not count:
+            return None
+        return f"runner sent {count} replies it was not asked for (first: ticket {ticket}); dropped"
 
     def _read_err(self) -> None:
+        """Keep the start of each stderr line (the rest is read and dropped as it comes)."""
         assert self.proc.stderr is not None
-        for raw in self.proc.stderr:
+        stream = self.proc.stderr
+        while raw := stream.readline(MAX_STDERR_LINE_BYTES):
             line = raw.decode("utf-8", "replace").rstrip()
+            while not raw.endswith(b"\n") and raw:  # a longer line: skip to its end
+                raw = stream.readline(MAX_STDERR_LINE_BYTES)
             if line:
                 self.tail.append(line[:300])
 
@@ -228,6 +263,8 @@ class ProcessBackend:
         ticket = next(self._tickets)
         pending.ticket = ticket
         self._owner[ticket] = process
+        with process.cond:
+            process.asked.add(ticket)
         entries = [method_view(e) for e in pending.entries]
         if process.send({"type": "translate", "ticket": ticket, "entries": entries}):
             return
@@ -264,6 +301,9 @@ class ProcessBackend:
         if self._hard_deadline is not None:
             deadline = min(deadline, self._hard_deadline)
         answered = process.wait_for(lambda: ticket in process.replies, deadline)
+        dropped = process.take_unasked()
+        if dropped is not None:  # the batch keeps its own answer; the card says what came
+            self.events.append(f"batch of entry {entries[0].key!r}: {dropped}")
         if answered:
             reply = process.replies.pop(ticket)
             if reply["type"] == "error":

@@ -20,6 +20,7 @@ runner -> harness
     ``{"type": "result", "ticket": int, "results": [...]}``: the method's results, unchecked
     (the harness checks them against the batch, as it does in process).
     ``{"type": "error", "ticket": int, "error": str}``: the batch failed as a whole.
+    A reply to a ticket the harness did not send, or sent and had answered, is dropped.
 
 Only source-side fields of entries travel (``SOURCE_SIDE_FIELDS``), and the runner's command
 line names no corpus: what the harness knows is not in the runner's memory.
@@ -35,6 +36,8 @@ from typing import IO, Any
 PROTOCOL_VERSION = 1
 #: A runner that sends a longer line is broken or hostile; the harness stops reading it.
 MAX_LINE_BYTES = 64 * 1024 * 1024
+#: The harness keeps this much of a runner's stderr line and drops the rest unread into memory.
+MAX_STDERR_LINE_BYTES = 4096
 
 
 class ProtocolError(Exception):

@@ -3,16 +3,20 @@
 The runner sees the system's read-only program folders, the Python installation, this
 package, the method's folder and the files it was told about (analyzer, price table), all
 read-only; a private ``/tmp``; its own ``/proc`` (no other process is visible); and, for an
-A1 method, the LLM gateway's socket. It has no network interface but its own loopback, no
-environment but a few plain variables and those the method declares, and none of: the
-corpus, the cards, the cache, the baseline, the home folder, the keys the harness opens,
+A1 method, the LLM gateway's socket. It has no network interface but its own loopback (an A2
+method keeps the host's network, which it declares), no environment but a few plain
+variables and those the method declares, and none of: the corpus, the cards, the cache, the
+baseline, the home folder, the keys the harness opens, folders that ``.pth`` files name,
 ``/etc`` beyond certificates and the loader's files.
+
+bubblewrap is taken from one fixed system path, never from ``PATH``: a folder on ``PATH`` may
+be writable by a method that ran before (an activated virtual environment's ``bin/``).
 """
 
 from __future__ import annotations
 
-import shutil
-import site
+import os
+import stat
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -26,9 +30,16 @@ from pytest_mteval.shipped_corpora import SHIPPED_CORPORA
 
 #: Where the gateway's socket folder appears inside the sandbox.
 GATEWAY_DIR_INSIDE = "/run/mteval"
+#: The only bubblewrap the harness runs: Debian's package installs it here.
+BWRAP = Path("/usr/bin/bwrap")
+#: The sandbox of a method without network (``netns``) and of an A2 one, which keeps the host's.
+NO_NETWORK, HOST_NETWORK = "netns", "hostnet"
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32")
 _ETC = ("/etc/ssl", "/etc/ca-certificates", "/etc/localtime", "/etc/ld.so.cache",
         "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives")  # fmt: skip
+#: What name resolution needs, shown only to a method that keeps the network (class A2).
+_ETC_NETWORK = ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/host.conf",
+                "/etc/gai.conf", "/etc/services", "/etc/protocols")  # fmt: skip
 
 
 class SandboxError(MtevalError):
@@ -56,15 +67,36 @@ def _base_args() -> list[str]:
     ]  # fmt: skip
 
 
+def untrusted_binary(binary: Path) -> str | None:
+    """Why ``binary`` cannot be trusted to build the sandbox (missing, or it or a folder above
+    it is not root's or is writable by others), else None."""
+    try:
+        real = binary.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return f"bubblewrap is not installed at {binary}: apt-get install bubblewrap"
+    for path in (real, *real.parents):
+        try:
+            info = os.stat(path)
+        except OSError as exc:
+            return f"{path} cannot be checked: {exc.strerror}"
+        if info.st_uid != 0:
+            return f"{path} is not owned by root, so {binary} cannot be trusted"
+        if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not info.st_mode & stat.S_ISVTX:
+            return f"{path} is writable by others, so {binary} cannot be trusted"
+    if not stat.S_ISREG(os.stat(real).st_mode):
+        return f"{binary} is not a file"
+    return None
+
+
 @lru_cache(maxsize=1)
 def sandbox_problem() -> str | None:
-    """Why namespaces cannot be made here (no bubblewrap, or the kernel refuses), else None."""
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        return "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
+    """Why namespaces cannot be made here (no trusted bubblewrap, or the kernel refuses)."""
+    untrusted = untrusted_binary(BWRAP)
+    if untrusted is not None:
+        return untrusted
     try:
         probe = subprocess.run(
-            [bwrap, *_base_args(), "--", "/bin/true"], capture_output=True, timeout=30
+            [str(BWRAP), *_base_args(), "--", "/bin/true"], capture_output=True, timeout=30
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bwrap cannot run: {exc}"
@@ -76,40 +108,13 @@ def sandbox_problem() -> str | None:
 
 def python_paths() -> list[Path]:
     """What the runner needs to start Python and import this package and its dependencies:
-    the installations, and the site folders with the folders their ``.pth`` files add (a
-    user's site folder, another environment's packages): never an arbitrary ``sys.path``
-    entry, which may be a project folder holding the corpus."""
+    the installations (site folders inside them) and this package's own folder. Never a
+    folder a ``.pth`` file names: an editable install's line names a whole project, which may
+    hold its keys and corpora. The runner starts with ``-I``, so no user site folder."""
     package = Path(pytest_mteval.__file__).resolve().parent
     found = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), package}
     found.add(Path(sys.executable).resolve().parent.parent)
-    for folder in _site_folders():
-        found.add(folder)
-        for pth in sorted(folder.glob("*.pth")):
-            found.update(_pth_folders(pth))
     return sorted(found)
-
-
-def _site_folders() -> list[Path]:
-    names = [*site.getsitepackages(), site.getusersitepackages()]
-    return [Path(name).resolve() for name in names if Path(name).is_dir()]
-
-
-def _pth_folders(pth: Path) -> list[Path]:
-    """The folders a ``.pth`` file adds to ``sys.path`` (its ``import`` lines run code and add
-    nothing by themselves)."""
-    try:
-        lines = pth.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
-    found = []
-    for line in lines:
-        line = line.strip()
-        if not line or line.startswith(("#", "import ", "import\t")):
-            continue
-        folder = (pth.parent / line).resolve()
-        if folder.is_dir():
-            found.append(folder)
-    return found
 
 
 def sandbox_launch(
@@ -119,11 +124,12 @@ def sandbox_launch(
     gateway_dir: Path | None,
     env: dict[str, str],
     runner: Sequence[str] = (),
+    network: bool = False,
 ) -> Launch:
     """The bwrap command line for one runner (``runner``, the Python one by default); SandboxError
     if a protected path would show. ``env`` is the runner's whole environment
     (run/runner_env.py), handed to bwrap itself and never on its command line, which other
-    processes can read."""
+    processes can read. ``network``: keep the host's network (an A2 method's)."""
     problem = sandbox_problem()
     if problem is not None:
         raise SandboxError(f"--mteval-sandbox=netns: {problem}")
@@ -146,8 +152,11 @@ def sandbox_launch(
                     f"--mteval-sandbox=netns: {secret} is inside {path}, which the sandbox "
                     "shows to the method; move it elsewhere"
                 )
-    bwrap = shutil.which("bwrap") or "bwrap"
-    args = [bwrap, *_base_args()]
+    args = [str(BWRAP), *_base_args()]
+    if network:
+        args += ["--share-net"]
+        for name in _ETC_NETWORK:
+            args += ["--ro-bind-try", name, name]
     for path in shown:
         if path.exists() and not is_hidden(path):
             args += ["--ro-bind", str(path), str(path)]
@@ -161,4 +170,5 @@ def sandbox_launch(
         args += ["--ro-bind", str(gateway_dir), GATEWAY_DIR_INSIDE]
     command = list(runner) or [sys.executable, "-I", "-m", "pytest_mteval.run.runner_main"]
     args += ["--chdir", str(method_dir.resolve()), "--", *command]
-    return Launch(args, env=dict(env), cwd=None, label="sandbox netns")
+    label = f"sandbox {HOST_NETWORK if network else NO_NETWORK}"
+    return Launch(args, env=dict(env), cwd=None, label=label)

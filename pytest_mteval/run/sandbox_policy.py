@@ -2,6 +2,9 @@
 the default), the plain runner otherwise with one warning, and never the plain runner (nor the
 harness's own process) for a run that holds something a method must not reach: a secret
 corpus, its key, the card's signing key or the gateway's budget.
+
+Every dependency class runs sandboxed: an A2 method keeps the network it declares (the
+``hostnet`` sandbox) and still sees neither the corpus nor the harness.
 """
 
 from __future__ import annotations
@@ -11,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_mteval.errors import SettingsError
+from pytest_mteval.methods.manifest import MethodManifest
 from pytest_mteval.run.redaction import Secrecy
 from pytest_mteval.run.run_settings import Settings
 from pytest_mteval.run.run_state import RunState
-from pytest_mteval.run.sandbox import sandbox_problem
+from pytest_mteval.run.sandbox import BWRAP, HOST_NETWORK, NO_NETWORK, sandbox_problem
 
 
 @dataclass(frozen=True)
@@ -29,7 +33,13 @@ class SandboxChoice:
 
     @property
     def isolated(self) -> bool:
-        return self.sandbox == "netns"
+        """Whether the method runs in the sandbox (with or without the host's network)."""
+        return self.sandbox in (NO_NETWORK, HOST_NETWORK)
+
+    @property
+    def binary(self) -> str | None:
+        """The bubblewrap that built the sandbox, for the card."""
+        return str(BWRAP) if self.isolated else None
 
     def warning(self) -> str | None:
         """The one terminal line of a run that fell back to the plain runner."""
@@ -56,14 +66,29 @@ def needs_sandbox(settings: Settings, secrecy: Secrecy | None) -> str | None:
     return None
 
 
+def _reached(manifest: MethodManifest | None) -> set[str]:
+    """The classes the method's dependencies contribute (A2: a service it calls itself)."""
+    return {d.contributes() for d in manifest.dependencies} if manifest is not None else set()
+
+
+def needs_network(manifest: MethodManifest | None) -> bool:
+    """Whether a dependency is reached over the network by the method itself (class A2's)."""
+    return "A2" in _reached(manifest)
+
+
+def uses_gateway(manifest: MethodManifest | None) -> bool:
+    """Whether the method reaches its LLM through the gateway: an A1 dependency, no A2 one."""
+    reached = _reached(manifest)
+    return "A1" in reached and "A2" not in reached
+
+
+def reaches_no_service(manifest: MethodManifest | None) -> bool:
+    """Whether no dependency is a service (S, O and bundled X methods): no credential needed."""
+    return manifest is not None and not _reached(manifest) & {"A1", "A2"}
+
+
 def unsandboxable(state: RunState) -> str | None:
     """Why this method cannot run in the sandbox at all, or None."""
-    manifest = state.source.manifest
-    if manifest is not None and manifest.dependency_class in ("A2", "X"):
-        return (
-            f"method {manifest.method_id!r} is class {manifest.dependency_class}, which cannot "
-            "run in the sandbox (spec §8.6)"
-        )
     if method_folder(state) is None:
         return (
             f"{state.source.name!r} is a registered method without a method.json declaring "
@@ -138,13 +163,29 @@ def choose_sandbox(state: RunState) -> SandboxChoice:
         return SandboxChoice("none", requested, "--mteval-sandbox=none")
     why = unsandboxable(state)
     problem = sandbox_problem()
+    networked = needs_network(state.source.manifest)
     if requested == "netns":
+        if networked and why is None:
+            manifest = state.source.manifest
+            assert manifest is not None
+            why = (
+                f"method {manifest.method_id!r} is class {manifest.dependency_class}: it reaches "
+                "a dependency over the network, which the network sandbox has none of (spec "
+                "§8.6); the default (auto) runs it sandboxed with the host's network"
+            )
         if why is not None or problem is not None:
             raise SettingsError(f"--mteval-sandbox=netns: {why or problem}")
-        return SandboxChoice("netns", requested)
+        return SandboxChoice(NO_NETWORK, requested)
     why = why or problem
     if why is not None:
         if must:
             raise SettingsError(f"{must} needs the sandbox, which this run cannot use: {why}")
         return SandboxChoice("none", requested, why, fell_back=True)
-    return SandboxChoice("netns", requested)
+    if networked:
+        if must:
+            raise SettingsError(
+                f"{must} needs the network sandbox, and a method that calls a service itself "
+                "(class A2) keeps the host's network: run it without secret data"
+            )
+        return SandboxChoice(HOST_NETWORK, requested)
+    return SandboxChoice(NO_NETWORK, requested)

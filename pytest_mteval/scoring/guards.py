@@ -7,13 +7,14 @@ at the run as a whole, from the per-entry records, for the ways of scoring witho
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, TypedDict
 
 from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.metrics.match import exact_match, normalize, output_key
+from pytest_mteval.metrics.output_language import LanguageVerdict, wrong_language
 from pytest_mteval.scoring.composite import CANDIDATE_LABEL, TIERS, UNSCORED
 
 #: The best tier a flagged run may claim.
@@ -38,6 +39,8 @@ class Thresholds:
     copied_share: float = 0.20
     #: Entries answered with nothing.
     empty_share: float = 0.10
+    #: Entries whose output is in another language than the target (metrics/output_language.py).
+    wrong_language_share: float = 0.20
     #: Entries that errored, out of all entries.
     error_share: float = 0.20
     #: Answered entries with variants needed before the lint below can judge.
@@ -50,19 +53,37 @@ DEFAULT_THRESHOLDS: Final = Thresholds()
 
 
 def run_flags(
-    records: Sequence[EntryRecord], thresholds: Thresholds = DEFAULT_THRESHOLDS
+    records: Sequence[EntryRecord],
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    languages: Sequence[LanguageVerdict] = (),
+    target_language: str = "",
 ) -> list[Flag]:
-    """Every flag the run raises, in a fixed order; an empty list means none."""
+    """Every flag the run raises, in a fixed order; an empty list means none. ``languages``
+    are :func:`output_languages` of the same records, if judged."""
     answered = [r for r in records if r.get("error") is None]
     flags = [
         _errors(records, thresholds),
         _empty_outputs(answered, thresholds),
         _repeated_outputs(answered, thresholds),
         _copied_sources(answered, thresholds),
+        _wrong_languages(records, languages, target_language, thresholds),
         _perfect_on_variants(answered, thresholds),
         _truncated(records),
     ]
     return [flag for flag in flags if flag is not None]
+
+
+def output_languages(records: Sequence[EntryRecord], target_language: str) -> list[LanguageVerdict]:
+    """Each record's output language verdict; an errored entry's output is not judged."""
+    outputs = [None if r.get("error") is not None else _prediction(r) for r in records]
+    references = [[str(r["expected"]), *(str(v) for v in r.get("variants") or [])] for r in records]
+    return wrong_language(outputs, references, target_language)
+
+
+def wrong_language_rate(verdicts: Sequence[LanguageVerdict]) -> float | None:
+    """The share of decided outputs judged in another language; None when none was decided."""
+    decided = [v for v in verdicts if v.decided]
+    return _share(sum(v.wrong for v in decided), len(decided)) if decided else None
 
 
 def cap_tier(tier: str, flags: Sequence[Flag]) -> str:
@@ -204,4 +225,28 @@ def _perfect_on_variants(answered: Sequence[EntryRecord], t: Thresholds) -> Flag
             "the exact reference rather than a variant: were the references seen? (spec §9.3)"
         ),
         entry_ids=_ids(exact),
+    )
+
+
+def _wrong_languages(
+    records: Sequence[EntryRecord],
+    verdicts: Sequence[LanguageVerdict],
+    target_language: str,
+    t: Thresholds,
+) -> Flag | None:
+    """Output in another language than the target's (SCORING.md's degenerate outputs)."""
+    answered = sum(1 for r in records if r.get("error") is None)
+    wrong = [(r, v) for r, v in zip(records, verdicts, strict=False) if v.wrong]
+    if not wrong or _share(len(wrong), answered) < t.wrong_language_share:
+        return None
+    read = Counter(v.reads_as for _, v in wrong).most_common(3)
+    decided = sum(1 for v in verdicts if v.decided)
+    return Flag(
+        code="wrong_language",
+        message=(
+            f"{len(wrong)} of {answered} answered entries ({decided} long enough to judge) are "
+            f"not in the target language {target_language}: they read as "
+            + ", ".join(f"{name} ({count})" for name, count in read)
+        ),
+        entry_ids=_ids([r for r, _ in wrong]),
     )

@@ -15,7 +15,13 @@ from pytest_mteval.metrics import catalog
 from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
-from pytest_mteval.scoring.guards import cap_tier, run_flags
+from pytest_mteval.scoring.guards import (
+    DEFAULT_THRESHOLDS,
+    cap_tier,
+    output_languages,
+    run_flags,
+    wrong_language_rate,
+)
 
 
 def interval_metrics() -> tuple[str, ...]:
@@ -53,12 +59,15 @@ def judge_run(
     statistics: Mapping[str, stats.Statistic],
     cost_per_entry_usd: float | None,
     human_validated: bool = False,
+    target_language: str = "",
 ) -> tuple[dict[str, Any], list[Any]]:
     """Scores to add to the card (composite, tier, intervals...) and the run's flags;
-    ``statistics`` are :func:`statistics_of` the same records."""
+    ``statistics`` are :func:`statistics_of` the same records. Outputs are checked to be in
+    ``target_language`` when it is given."""
     composite = scoring.composite({m: scores.get(m) for m in scoring.weights(profile)}, profile)
     shown = interval_metrics()
-    flags = run_flags(records)
+    languages = output_languages(records, target_language) if target_language else []
+    flags = run_flags(records, DEFAULT_THRESHOLDS, languages, target_language)
     tier = scoring.quality_tier(composite)
     capped = cap_tier(tier, flags)
     intervals = stats.confidence_intervals(
@@ -71,6 +80,7 @@ def judge_run(
         "quality_tier": scoring.labelled_tier(capped, human_validated=human_validated),
         "quality_tier_uncapped": tier,
         "cost_adjusted": scoring.cost_adjusted(composite, cost_per_entry_usd),
+        "wrong_language_rate": wrong_language_rate(languages),
         "confidence_intervals": {
             name: dict(intervals[name]) for name in (*shown, "composite") if name in intervals
         },

@@ -7,7 +7,12 @@ condition, batch size, method args and filters, and the translation cache OFF, s
 is translated again. The report gives, for each headline score, the card's value, every
 repeat's, their mean and spread, and the largest relative gap to the card; the ±2 % holds when
 every repeat's composite is within 2 % of the card's (relative to the larger, as the
-verification tier counts it) and the repeats ran the card's configuration (same fingerprint).
+verification tier counts it) and the repeats ran the card's configuration (same fingerprint)
+and its code (same code hash, ``cards/code_identity.py``).
+
+A card is a stranger's file: where its sources go and which key goes with them are the
+maintainer's choice (``MaintainerEndpoint``), never the card's. The card's ``api_key_env`` is
+never used, and a card whose endpoint is not the maintainer's is refused unless asked for.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.code_identity import code_problem
 from pytest_mteval.cards.verification_tier import REPRODUCTION_TOLERANCE
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.option_catalog import int_default
@@ -43,6 +49,62 @@ _BATCH_SIZE: Final = int_default("batch-size")
 
 class ReproductionError(MtevalError):
     """A card whose configuration cannot be re-run; the message names the card and field."""
+
+
+#: Method args the card may not choose: where sources go and which variable holds the key.
+ENDPOINT_ARGS: Final = ("base_url", "api_key_env")
+
+
+@dataclass(frozen=True)
+class MaintainerEndpoint:
+    """The endpoint and key variable of a reproduction, from the maintainer's own options;
+    ``use_card_endpoint`` sends the sources where the card's run sent them."""
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+    use_card_endpoint: bool = False
+
+
+def card_asks(card: Mapping[str, Any]) -> dict[str, str | None]:
+    """What the card's run used: model, endpoint and key variable (shown, not obeyed)."""
+    method: Mapping[str, Any] = card.get("method") or {}
+    config: Mapping[str, Any] = method.get("run_config") or {}
+    args = config.get("method_args")
+    args = args if isinstance(args, Mapping) else {}
+    shown = {"model": config.get("model")}
+    return {**shown, **{name: args.get(name) for name in ENDPOINT_ARGS}}
+
+
+def _card_args(card: Mapping[str, Any]) -> Mapping[str, Any]:
+    method: Mapping[str, Any] = card.get("method") or {}
+    config: Mapping[str, Any] = method.get("run_config") or {}
+    args = config.get("method_args")
+    return args if isinstance(args, Mapping) else {}
+
+
+def _endpoint_args(card: Mapping[str, Any], where: str, own: MaintainerEndpoint) -> list[str]:
+    """The endpoint and key options of the reproduction; ReproductionError when the card's
+    endpoint is not the maintainer's and the maintainer did not choose the card's."""
+    asked = card_asks(card)
+    theirs = str(asked["base_url"]).rstrip("/") if asked["base_url"] else None
+    mine = own.base_url.rstrip("/") if own.base_url else None
+    args: list[str] = []
+    if own.use_card_endpoint:
+        chosen = asked["base_url"]
+    elif theirs != mine:
+        raise ReproductionError(
+            f"{where}: field 'method.run_config.method_args.base_url': the card's run sent its "
+            f"sources to {_shown(theirs)}, not to {_shown(mine)} (--base-url); pass "
+            "--use-card-endpoint to send "
+            "your sources there"
+        )
+    else:
+        chosen = own.base_url
+    if chosen:
+        args.append(f"--mteval-method-arg=base_url={chosen}")
+    if own.api_key_env:
+        args.append(f"--mteval-method-arg=api_key_env={own.api_key_env}")
+    return args
 
 
 @dataclass
@@ -88,8 +150,18 @@ class Reproduction:
         )
 
 
-def reproduction_args(card: Mapping[str, Any], where: str, corpus: Path | None) -> list[str]:
-    """The pytest options that re-run ``card``'s configuration, cache off."""
+def _shown(url: str | None) -> str:
+    return repr(url) if url else "the method's default endpoint"
+
+
+def reproduction_args(
+    card: Mapping[str, Any],
+    where: str,
+    corpus: Path | None,
+    endpoint: MaintainerEndpoint | None = None,
+) -> list[str]:
+    """The pytest options that re-run ``card``'s configuration, cache off, with the
+    maintainer's endpoint and key variable."""
     method: Mapping[str, Any] = card.get("method") or {}
     config: Mapping[str, Any] = method.get("run_config") or {}
     dataset: Mapping[str, Any] = card["dataset"]
@@ -109,9 +181,10 @@ def reproduction_args(card: Mapping[str, Any], where: str, corpus: Path | None) 
         f"--mteval-condition={card['condition']}",
         f"--mteval-batch-size={card.get('batch_size') or config.get('batch_size') or _BATCH_SIZE}",
     ]
+    args += _endpoint_args(card, where, endpoint or MaintainerEndpoint())
     for key, value in (config.get("method_args") or {}).items():
-        if key in ("prices", "request_timeout_s"):
-            continue  # harness options folded into the args: given again as options, if at all
+        if key in ("prices", "request_timeout_s", *ENDPOINT_ARGS):
+            continue  # harness options (given again as options) and the maintainer's endpoint
         if value == REDACTED:
             raise ReproductionError(
                 f"{where}: field 'method.run_config.method_args.{key}': a secret the card "
@@ -133,11 +206,17 @@ def reproduce(
     extra: Sequence[str] = (),
     corpus: Path | None = None,
     say: Callable[[str], None] = print,
+    endpoint: MaintainerEndpoint | None = None,
 ) -> Reproduction:
     """Run the card's configuration ``repeats`` times and compare each run with the card."""
     card = runcard.load(card_path)
     runcard.verify(card, card_path)
-    base = reproduction_args(card, str(card_path), corpus)
+    asked = ", ".join(f"{name}={value!r}" for name, value in card_asks(card).items())
+    say(f"  the card's run used {asked}")
+    others = {k: v for k, v in _card_args(card).items() if k not in ENDPOINT_ARGS}
+    if others:  # a path among them is read on this machine: look before it runs
+        say("  with method args " + ", ".join(f"{k}={v!r}" for k, v in others.items()))
+    base = reproduction_args(card, str(card_path), corpus, endpoint)
     output.mkdir(parents=True, exist_ok=True)
     result = Reproduction(card_path, [])
     cards: list[dict[str, Any]] = []
@@ -160,6 +239,10 @@ def reproduce(
         for i, other in enumerate(cards, 1)
         if other.get("fingerprint") != card.get("fingerprint")
     ]
+    for number, other in enumerate(cards, 1):
+        problem = code_problem(card, other)
+        if problem is not None:
+            result.problems.append(f"repeat {number}: {problem}")
     for name in HEADLINE:
         own = card["scores"].get(name)
         values = [other["scores"].get(name) for other in cards]
