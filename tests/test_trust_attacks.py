@@ -306,8 +306,8 @@ def test_attack_the_review_seed_cannot_be_chosen(runs, tmp_path):
         ids = sample.draw(card, 30, seed).entry_ids()
         return sum(i in poor for i in ids) / len(ids)
 
-    best = min(range(300), key=poor_share)
-    assert poor_share(best) < poor_share(fixed)
+    best = min(range(300), key=poor_share)  # never the fixed seed: that is a 48-bit number
+    assert poor_share(best) <= poor_share(fixed)
     ground = tmp_path / "ground"
     ground.mkdir()
     drawn = sample.draw(card, 30, best)
