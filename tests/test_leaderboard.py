@@ -146,10 +146,11 @@ def test_tiers_need_a_reproduction_or_a_human_validation(tmp_path, capsys):
     assert sorted(tiers["openai/gpt-5.5"]) == ["maintainer-verified", "self-benchmarked"]
     apart = boards["Not ranked"]
     assert [row["Why not ranked"].split(":")[0] for row in apart] == ["duplicate"]
-    assert tiers["anthropic/claude-haiku-4.5"] == ["community-validated"]
+    # a plain record beside a card is nobody's signature: it earns nothing (issue 41)
+    assert tiers["anthropic/claude-haiku-4.5"] == ["self-benchmarked"]
     assert tiers["deepseek/deepseek-v4-pro"] == ["self-benchmarked"]
     assert "human validation ignored" in captured.out
-    assert "not this card" in captured.out
+    assert "plain human-validation record is not signed by a governance key" in captured.out
 
 
 def test_a_copy_of_one_run_is_no_reproduction(tmp_path, capsys):

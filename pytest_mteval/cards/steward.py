@@ -128,11 +128,12 @@ def check_authorisation(
         )
     if not isinstance(document.get("signature"), dict):
         raise StewardError(f"{prefix}: {path}: not signed (no 'signature' object)")
-    from pytest_mteval.cards.signing import load_public_key, verify_signature
+    from pytest_mteval.cards.signing import load_public_key
+    from pytest_mteval.cards.verification_tier import authorisation_signer
 
-    try:
+    try:  # accepted only under the steward key the run is given, never one in the file
         public = load_public_key(steward_key)
-        fingerprint = verify_signature(document, public, str(path), DOMAIN)
+        fingerprint = authorisation_signer(document, path, public, DOMAIN)
     except SigningError as exc:
         raise StewardError(f"{prefix}: {exc}") from None
     found = _content(document, path, prefix, corpus_sha256, code_sha256, now, fingerprint, raw)

@@ -19,7 +19,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.card_view import CardView
 from pytest_mteval.cards.foreign_view import read_verified
-from pytest_mteval.cards.verification_tier import SIDECAR_SUFFIX, verification_tiers
+from pytest_mteval.cards.verification_tier import (
+    SIDECAR_SUFFIX,
+    TrustRoots,
+    honoured_parents,
+    shown_quality_tier,
+    verification_tiers,
+)
 from pytest_mteval.reports.board_rules import (
     OFFICIAL,
     BoardKey,
@@ -32,7 +38,7 @@ from pytest_mteval.reports.board_rules import (
 from pytest_mteval.reports.domain_slice import domain_slice
 from pytest_mteval.reports.method_columns import checked_class, method_columns
 from pytest_mteval.reports.segment_views import segment_views
-from pytest_mteval.reports.validation_records import extended_parents, human_validation
+from pytest_mteval.reports.validation_records import review_verdict
 from pytest_mteval.scoring import composite as scoring
 
 PROXY_NOTE = (
@@ -162,9 +168,11 @@ def build(
     paths: Sequence[Path],
     domain: str | None = None,
     maintainer_keys: Sequence[Ed25519PublicKey] = (),
+    governance_keys: Sequence[Ed25519PublicKey] = (),
 ) -> Leaderboard:
-    """Verify, group and rank the cards at ``paths``; ``domain`` ranks on one domain; a
-    reproduction counts only signed by one of ``maintainer_keys`` (spec §9.4)."""
+    """Verify, group and rank the cards at ``paths``; ``domain`` ranks on one domain; tiers
+    come from the keys given only (spec §9.4, ``verification_tier.py``)."""
+    roots = TrustRoots(maintainer=tuple(maintainer_keys), governance=tuple(governance_keys))
     cards: list[tuple[Path, CardView]] = []
     refused: list[str] = []
     notes: list[str] = []
@@ -175,17 +183,19 @@ def build(
             refused.append(f"REFUSED {exc}")
             continue
         cards.append((path, card))
-    parents = extended_parents([card for _, card in cards])
+    verdicts = [review_verdict(card, path, roots) for path, card in cards]
+    parents = honoured_parents(verdicts)
     for path, card in cards:
         if card.run_card_hash in parents:
             notes.append(f"{path}: left out, a card on the board extends it with its review")
-    cards = [(path, card) for path, card in cards if card.run_card_hash not in parents]
-    validations = []
-    for path, card in cards:
-        record, problem = human_validation(card, path)
-        validations.append(record)
-        if problem:
-            notes.append(f"human validation ignored: {problem}")
+    kept_cards = [
+        (pc, v) for pc, v in zip(cards, verdicts, strict=True) if pc[1].run_card_hash not in parents
+    ]
+    cards = [pc for pc, _ in kept_cards]
+    validations = [v for _, v in kept_cards]
+    for verdict in validations:
+        if verdict is not None and not verdict.honoured:
+            notes.append(f"human validation ignored: {verdict.reason}")
     closed = [c for c in cards if unlisted(c[1])]
     if closed:
         notes.append(
@@ -195,21 +205,23 @@ def build(
     kept = [(pc, v) for pc, v in zip(cards, validations, strict=True) if not unlisted(pc[1])]
     if not maintainer_keys:
         notes.append("no maintainer key given (--maintainer-key): no card is maintainer-verified")
-    tiers = verification_tiers([c.raw for (_, c), _ in kept], [v for _, v in kept], maintainer_keys)
+    tiers = verification_tiers([c.raw for (_, c), _ in kept], [v for _, v in kept], roots)
     boards: dict[BoardKey, Board] = {}
     apart: list[Row] = []
     # a run mixing segments is ranked per segment: each segment's view is one listing
     views = [
-        (path, view, tier)
-        for ((path, whole), _), tier in zip(kept, tiers, strict=True)
+        (path, whole, view, verdict, tier)
+        for ((path, whole), verdict), tier in zip(kept, tiers, strict=True)
         for view in segment_views(whole)
     ]
-    reasons = ranking_reasons([(str(path), view) for path, view, _ in views])
-    for (path, card, tier), reason in zip(views, reasons, strict=True):
+    reasons = ranking_reasons([(str(path), view) for path, _, view, _, _ in views])
+    for (path, whole, card, verdict, tier), reason in zip(views, reasons, strict=True):
         row = _row(path, card, tier.name, tier.reason, domain)
         if row is None:
             notes.append(f"{path}: no entry of domain {domain!r}, left out")
             continue
+        if card is whole and card.foreign is None:  # "(community validated)" only when earned
+            row.quality_tier = shown_quality_tier(card.raw, verdict)
         if reason is not None:
             row.not_ranked = reason
             apart.append(row)
