@@ -23,6 +23,7 @@ from pytest_mteval.plugin.parallel_timing import ParallelTiming
 from pytest_mteval.plugin.run_stash import KEYWORDS, RECORD, STATE
 from pytest_mteval.plugin.session_end import Evaluation, end_session, failure_reason
 from pytest_mteval.plugin.summary import write_summary
+from pytest_mteval.plugin.termination import TerminationAsInterrupt
 from pytest_mteval.plugin.xdist_internals import is_worker
 from pytest_mteval.plugin.xdist_workers import WorkerAccounting, batch_scheduler, hand_gateway_to
 from pytest_mteval.run.dry_run import estimate, write_estimate
@@ -47,6 +48,8 @@ def start_active_run(config: pytest.Config, contributions: Contributions) -> Non
     # plugin's): a cleanup registered from here, before that plugin's configure, runs after
     # them, so they do not walk the whole frozen heap of imported modules once more.
     config.add_cleanup(run.collector.restore)
+    run.termination.install()  # CI cancels with SIGTERM: end as after Ctrl-C, card written
+    config.add_cleanup(run.termination.restore)
     if not _covered_by_args(config, state.corpus.path):
         config.args.append(str(state.corpus.path))
     if config.pluginmanager.hasplugin("xdist"):
@@ -75,6 +78,7 @@ class ActiveRun:
         self.collector = RunGarbageCollection()
         self.hidden: set[str] = set()  # node ids whose reports were redacted (secret run)
         self.timing = ParallelTiming()  # did -n pay? (the controller under xdist)
+        self.termination = TerminationAsInterrupt()
 
     def pytest_unconfigure(self) -> None:
         # after Ctrl-C, batches still in a runner get one second, then the runner is killed
@@ -86,6 +90,7 @@ class ActiveRun:
 
     def pytest_keyboard_interrupt(self) -> None:
         self.run.interrupted = True
+        self.termination.interrupted()
 
     def _extend_card(self, card: dict[str, Any]) -> None:
         """The runner's mode, sandbox and gateway, and an interruption, then plugins' hooks."""
