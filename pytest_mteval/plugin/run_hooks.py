@@ -16,6 +16,7 @@ from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.plugin import redact_reports as redact
 from pytest_mteval.plugin.begin_run import Contributions, StartError, start_run
 from pytest_mteval.plugin.collect import CorpusFile, EntryItem, batch_order
+from pytest_mteval.plugin.failure_groups import FailureGroups, pytest_wrote_summary
 from pytest_mteval.plugin.garbage_collection import RunGarbageCollection
 from pytest_mteval.plugin.gate_item import GateItem, baseline_note
 from pytest_mteval.plugin.last_failed import collect_corpus, corpus_nodeid
@@ -50,6 +51,8 @@ def start_active_run(config: pytest.Config, contributions: Contributions) -> Non
     config.add_cleanup(run.collector.restore)
     run.termination.install()  # CI cancels with SIGTERM: end as after Ctrl-C, card written
     config.add_cleanup(run.termination.restore)
+    if not is_worker(config):
+        config.pluginmanager.register(GroupedFailures(run), "mteval-failure-groups")
     if not _covered_by_args(config, state.corpus.path):
         config.args.append(str(state.corpus.path))
     if config.pluginmanager.hasplugin("xdist"):
@@ -79,6 +82,7 @@ class ActiveRun:
         self.hidden: set[str] = set()  # node ids whose reports were redacted (secret run)
         self.timing = ParallelTiming()  # did -n pay? (the controller under xdist)
         self.termination = TerminationAsInterrupt()
+        self.failure_groups = FailureGroups()  # one report per root cause (the controller)
 
     def pytest_unconfigure(self) -> None:
         # after Ctrl-C, batches still in a runner get one second, then the runner is killed
@@ -204,6 +208,32 @@ class ActiveRun:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         write_summary(self.run, terminalreporter, self.timing.advice())
+        self.failure_groups.hide_firsts(terminalreporter.stats)  # GroupedFailures shows them
+
+
+class GroupedFailures:
+    """Around pytest's terminal summary: entries failed by one error shown as one group."""
+
+    def __init__(self, run: ActiveRun) -> None:
+        self.run = run
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)  # outside the terminal reporter's wrapper
+    def pytest_terminal_summary(self, terminalreporter: Any) -> Generator[None, None, None]:
+        groups = self.run.failure_groups
+        errors = (r["error"] for r in self.run.state.records.values() if r["error"])
+        groups.hold(terminalreporter.stats, errors)
+        try:
+            return (yield)
+        finally:
+            lines = groups.short_lines()
+            if lines and terminalreporter.hasopt("f"):
+                stats, chars = terminalreporter.stats, terminalreporter.reportchars
+                if not pytest_wrote_summary(stats, chars):
+                    terminalreporter.write_sep("=", "short test summary info", cyan=True)
+                for nodeid, reason in lines:
+                    terminalreporter.write("FAILED", red=True)
+                    terminalreporter.write_line(f" {nodeid} - {reason}")
+            groups.release(terminalreporter.stats)
 
 
 class XdistHooks:
