@@ -333,8 +333,10 @@ def test_step_9_the_summary_says_what_its_abbreviations_mean_and_what_next(
     assert "composite (B)    0.162" in summary
     assert (
         "legend           composite: 0-1, higher is better, a weighted mean of the metrics "
-        "(profile B: no morphological analyzer (FST) for the target language; weights in "
-        "docs/SCORING.md); in 'by' rows n = entries, chrF = chrF++, c = composite"
+        "(profile B: no morphological analyzer (FST) for the target language; weights "
+        "semantic 0.25, chrF++ 0.25, equivalent match 0.15, exact match 0.1, code-switching 0.1, "
+        "terminology adherence 0.05, hallucination 0.05, orthographic accuracy 0.05); in 'by' "
+        "rows n = entries, chrF = chrF++, c = composite"
     ) in summary
     assert (
         "next             keep this run as the baseline to gate later runs against: "

@@ -38,7 +38,10 @@ def _sample_arguments(draw: argparse.ArgumentParser) -> None:
         help="entries (50; at least 30, or every answered entry of a smaller run)",
     )
     draw.add_argument("--seed", type=int, default=sample.DEFAULT_SEED, help="seed (12345)")
-    draw.add_argument("--out", type=Path, help="folder for the sheets (the card's folder)")
+    draw.add_argument(
+        "-o", "--output", "--out", dest="out", type=Path,
+        help="folder for the sheets (the card's folder)",
+    )  # fmt: skip
     draw.add_argument("--no-reference", action="store_true", help="do not show references")
 
 
@@ -50,7 +53,10 @@ def _ingest_arguments(take: argparse.ArgumentParser) -> None:
         type=Path,
         help="the sample record review sample wrote (default: the one in the card's folder)",
     )
-    take.add_argument("--out", type=Path, help="the new card (default <card>.validated.json)")
+    take.add_argument(
+        "-o", "--output", "--out", dest="out", type=Path,
+        help="the new card (default <card>.validated.json)",
+    )  # fmt: skip
     default = chain.DEFAULT_THRESHOLD
     take.add_argument(
         "--min-reviewers", default=str(default.min_reviewers), help="reviewers needed (2, or more)"

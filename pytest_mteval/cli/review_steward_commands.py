@@ -32,7 +32,10 @@ def _open_arguments(opener: argparse.ArgumentParser) -> None:
     opener.add_argument("sample", type=Path, help="the review-<id>.sealed file the run wrote")
     opener.add_argument("--key", type=Path, required=True, help="the steward's private key")
     opener.add_argument("--card", type=Path, help="also check the file is the one this card names")
-    opener.add_argument("--out", type=Path, help="folder for the sheets (the sample's folder)")
+    opener.add_argument(
+        "-o", "--output", "--out", dest="out", type=Path,
+        help="folder for the sheets (the sample's folder)",
+    )  # fmt: skip
     opener.add_argument("--no-reference", action="store_true", help="do not show references")
 
 
