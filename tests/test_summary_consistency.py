@@ -89,3 +89,19 @@ def test_review_sample_takes_o_like_the_other_commands(pytester: pytest.Pytester
                               cwd=pytester.path, capture_output=True, text=True)  # fmt: skip
         assert done.returncode == 0, done.stderr
         assert any((pytester.path / folder).iterdir()), flag
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_a_gated_run_ends_its_progress_once(pytester: pytest.Pytester, workers: list[str]) -> None:
+    """It ended "[100%] [ 97%]": the gate item, reported after the entries, counted twice."""
+    result = pytester.runpytest_subprocess(
+        f"--mteval-corpus={_corpus(pytester.path)}", "--mteval-method=identity",
+        "--mteval-fail-under=0.01", *workers,
+    )  # fmt: skip
+    assert result.ret == 0
+    lines = result.stdout.lines
+    progress = [line for line in lines if re.search(r"\[\s*\d+%\]", line)]
+    assert len(progress) == 1, progress
+    assert re.search(r"\[100%\]$", progress[0]), progress
+    assert len(re.findall(r"%\]", progress[0])) == 1, progress
+    assert lines[lines.index(progress[0]) + 1] == "mteval .", lines

@@ -203,6 +203,14 @@ class ActiveRun:
         note = baseline_note(self.state.baseline_load, settings.update_baseline)
         notes = [note] if note and self.state.baseline is None else []
         session.testscollected += 1  # the progress counts it: "[100%]", not "[102%]"
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None and reporter.verbosity <= 0:
+            # The entries' line already ends "[100%]": the gate starts a line of its own, not
+            # a second "[ 92%]" (nor, under xdist, a "." after "[100%]") on that one.
+            reporter.currentfspath = None
+            if not reporter.showfspath:  # xdist's controller writes no file names
+                reporter.write_line("")
+                reporter.write("mteval ")
         item = GateItem.for_session(session, self.run.finished.verdict, notes)
         self.config.hook.pytest_runtest_protocol(item=item, nextitem=None)
 
