@@ -45,7 +45,10 @@ def _sample_arguments(draw: argparse.ArgumentParser) -> None:
         default=None,
         help="refused: the seed is derived from the card's hash, so nobody can choose it",
     )
-    draw.add_argument("--out", type=Path, help="folder for the sheets (the card's folder)")
+    draw.add_argument(
+        "-o", "--output", "--out", dest="out", type=Path,
+        help="folder for the sheets (the card's folder)",
+    )  # fmt: skip
     draw.add_argument("--no-reference", action="store_true", help="do not show references")
 
 
@@ -57,7 +60,10 @@ def _ingest_arguments(take: argparse.ArgumentParser) -> None:
         type=Path,
         help="the sample record review sample wrote (default: the one in the card's folder)",
     )
-    take.add_argument("--out", type=Path, help="the new card (default <card>.validated.json)")
+    take.add_argument(
+        "-o", "--output", "--out", dest="out", type=Path,
+        help="the new card (default <card>.validated.json)",
+    )  # fmt: skip
     take.add_argument(
         "--sign-key",
         type=Path,

@@ -41,7 +41,10 @@ def _open_arguments(opener: argparse.ArgumentParser) -> None:
         "--card", type=Path, required=True, help="the secret run's card that names the file"
     )
     add_card_key_options(opener)
-    opener.add_argument("--out", type=Path, help="folder for the sheets (the sample's folder)")
+    opener.add_argument(
+        "-o", "--output", "--out", dest="out", type=Path,
+        help="folder for the sheets (the sample's folder)",
+    )  # fmt: skip
     opener.add_argument("--no-reference", action="store_true", help="do not show references")
 
 

@@ -40,11 +40,13 @@ def write_summary(run: Evaluation, reporter: Any, xdist_advice: str | None = Non
     if finished is None:
         return
     terminalreporter.section("mteval")
-    for line in summary_lines(finished.card, finished.card_path):
+    settings = run.state.settings
+    had = {"html": settings.html is not None, "update_baseline": settings.update_baseline}
+    given = [name for name, on in had.items() if on]  # the next step does not repeat them
+    for line in summary_lines(finished.card, finished.card_path, given):
         terminalreporter.write_line(line)
     if xdist_advice is not None:  # -n made the run slower (reports/parallel_advice.py)
         terminalreporter.write_line(f"xdist            {xdist_advice}", yellow=True)
-    settings = run.state.settings
     if run.history_lines:
         compared = bool(settings.compare)
         terminalreporter.section("mteval compare" if compared else "mteval history")
