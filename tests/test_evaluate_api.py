@@ -154,14 +154,7 @@ print("interrupted", card.interrupted, "rows", len(card.results))
     "signal_name",
     [
         "SIGINT",
-        pytest.param(
-            "SIGTERM",
-            marks=pytest.mark.xfail(
-                reason="pytest itself ends a run on SIGTERM as on Ctrl-C only with issue 44 "
-                "item 1 (branch sigterm); evaluate passes the signal on either way",
-                strict=False,
-            ),
-        ),
+        "SIGTERM",
     ],
 )
 def test_an_interrupt_is_passed_on_and_the_card_still_returned(
