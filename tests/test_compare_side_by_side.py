@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from browser import chromium, console_errors, skip_reason
-from replayed_runs import GPT55, HAIKU, REPLAY, REPO, SNA_CORPUS, report
+from replayed_runs import GPT55, HAIKU, REPLAY, REPO, SME_CORPUS, SNA_CORPUS, report
 from sacrebleu.metrics import CHRF
 
 from pytest_mteval.cli.main import main
@@ -31,16 +31,18 @@ TOP = 4
 needs_browser = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
 
 
-def _session(folder: Path, method: Path, *method_args: str) -> Path:
-    """A real pytest-mteval session over ENTRY_IDS; its run card."""
+def _session(
+    folder: Path, method: Path, *method_args: str, corpus: Path = SNA_CORPUS, ids: str = ""
+) -> Path:
+    """A real pytest-mteval session over ENTRY_IDS (or ``ids``) of ``corpus``; its run card."""
     folder.mkdir(parents=True, exist_ok=True)
     card = folder / "card.json"
     done = subprocess.run(
         [
             sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-            f"--mteval-corpus={SNA_CORPUS}", f"--mteval-method={method}",
+            f"--mteval-corpus={corpus}", f"--mteval-method={method}",
             *(f"--mteval-method-arg={a}" for a in method_args),
-            f"--mteval-entry={','.join(ENTRY_IDS)}", f"--mteval-run-card={card}",
+            f"--mteval-entry={ids or ','.join(ENTRY_IDS)}", f"--mteval-run-card={card}",
         ],
         cwd=folder, capture_output=True, text=True, check=False,
     )  # fmt: skip
@@ -150,16 +152,14 @@ def test_the_summary_at_the_top_is_each_cards_own(page: Path, cards: tuple[Path,
 def test_cards_of_another_corpus_are_refused_in_one_line(
     cards: tuple[Path, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    other = json.loads(cards[2].read_text("utf-8"))
-    other["dataset"]["version"] = "other"
-    edited = tmp_path / "other.json"
-    edited.write_text(json.dumps(other), "utf-8")
+    first_sme = str(json.loads(SME_CORPUS.read_text("utf-8"))["entries"][0]["id"])
+    edited = _session(tmp_path / "sme", IDENTITY, corpus=SME_CORPUS, ids=first_sme)
     out = tmp_path / "page.html"
     code = main(["compare", str(cards[0]), str(cards[1]), str(edited), "--html", str(out)])
     printed = capsys.readouterr().out
     assert code == 2
     assert printed.count("\n") == 1
-    assert str(edited) in printed
+    assert f"{edited} is not of the corpus of {cards[0]}" in printed
     assert not out.exists()
 
 
@@ -168,7 +168,8 @@ def test_three_runs_without_html_ask_for_it(
 ) -> None:
     assert main(["compare", *map(str, cards)]) == 2
     printed = capsys.readouterr().out
-    assert printed.count("\n") == 1 and "--html PAGE" in printed
+    assert printed.count("\n") == 1
+    assert "--html PAGE" in printed
 
 
 def test_two_cards_keep_the_text_diff_and_write_the_page(
@@ -183,11 +184,11 @@ def test_two_cards_keep_the_text_diff_and_write_the_page(
 
 
 @needs_browser
-def test_a_hostile_prediction_is_shown_as_text(
-    cards: tuple[Path, ...], tmp_path: Path
-) -> None:
+def test_a_hostile_prediction_is_shown_as_text(cards: tuple[Path, ...], tmp_path: Path) -> None:
     predictions = tmp_path / "hostile.jsonl"
-    lines = [json.dumps({"id": i, "predicted": HOSTILE if i == ENTRY_IDS[0] else "x"}) for i in ENTRY_IDS]
+    lines = [
+        json.dumps({"id": i, "predicted": HOSTILE if i == ENTRY_IDS[0] else "x"}) for i in ENTRY_IDS
+    ]
     predictions.write_text("\n".join(lines) + "\n", "utf-8")
     hostile = _session(tmp_path / "hostile", REPLAY, f"predictions={predictions}")
     out = tmp_path / "hostile.html"
