@@ -9,6 +9,7 @@ chrF++ computed here; the page is read back from headless Chromium's DOM.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from functools import cache
@@ -20,6 +21,8 @@ from replayed_runs import GPT55, HAIKU, REPLAY, REPO, SME_CORPUS, SNA_CORPUS, re
 from sacrebleu.metrics import CHRF
 
 from pytest_mteval.cli.main import main
+from pytest_mteval.reports.side_by_side import page as page_text
+from pytest_mteval.reports.side_by_side import read_cards
 
 CHRF_PP = CHRF(word_order=2)
 IDENTITY = REPO / "methods" / "identity"
@@ -204,3 +207,16 @@ def test_a_hostile_prediction_is_shown_as_text(cards: tuple[Path, ...], tmp_path
     assert title != "owned"
     assert rows[0]["outputs"][1] == HOSTILE  # type: ignore[index]
     assert bolds == 0
+
+
+def test_a_redacted_cards_missing_texts_stay_missing(cards: tuple[Path, ...]) -> None:
+    """A secret corpus's card carries no source or reference; the page shows none either."""
+    runs = read_cards(list(cards))
+    for run in runs:
+        for row in run.card.results:  # as run/redaction.py leaves a secret run's rows
+            row["source"] = None
+            row["expected"] = None
+    text = page_text(runs)
+    for css in ("source", "reference"):
+        cells = re.findall(rf'<td class="text {css}">(.*?)</td>', text)
+        assert cells == ['<span class="muted">(not on the card)</span>'] * len(ENTRY_IDS)
