@@ -64,8 +64,12 @@ class Run:
 
     @property
     def label(self) -> str:
+        """The method's name, with the model when the card names one (``--mteval-model``)."""
         method = self.card.method.name if self.card.method is not None else ""
-        return method or self.card.model_slug or self.card.run_id
+        model = self.card.model_slug
+        if not method:
+            return model or self.card.run_id
+        return method if not model or model == f"method:{method}" else f"{method} [{model}]"
 
 
 @dataclass(frozen=True)
