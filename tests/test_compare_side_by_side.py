@@ -139,9 +139,14 @@ def test_the_disagreement_filter_keeps_only_the_widest_spreads(page: Path) -> No
         top.clear()
         top.send_keys("2")
         kept_two = [r["id"] for r in _rows(driver) if not r["hidden"]]
+        spread = driver.find_elements("css selector", "table.sxs-entries thead th")[1]  # type: ignore[attr-defined]
+        spread.click()
+        spread.click()  # descending: the widest spread first
+        first = _rows(driver)[0]["id"]
     assert sorted(kept) == sorted(ranked[:TOP])
     assert shown == f"{TOP} of {len(ENTRY_IDS)}"
     assert sorted(kept_two) == sorted(ranked[:2])
+    assert first == ranked[0]
 
 
 def test_the_summary_at_the_top_is_each_cards_own(page: Path, cards: tuple[Path, ...]) -> None:
