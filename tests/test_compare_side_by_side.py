@@ -225,3 +225,16 @@ def test_a_redacted_cards_missing_texts_stay_missing(cards: tuple[Path, ...]) ->
     for css in ("source", "reference"):
         cells = re.findall(rf'<td class="text {css}">(.*?)</td>', text)
         assert cells == ['<span class="muted">(not on the card)</span>'] * len(ENTRY_IDS)
+
+
+def test_a_reference_harness_report_is_refused_in_one_line(
+    cards: tuple[Path, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "page.html"
+    assert main(["compare", str(cards[0]), str(GPT55), str(cards[1]), "--html", str(out)]) == 2
+    printed = capsys.readouterr().out
+    assert printed == (
+        f"mteval compare: {GPT55}: not a run card of this harness (results, run_card_hash): "
+        "the side-by-side page shows run cards only\n"
+    )
+    assert not out.exists()

@@ -97,7 +97,13 @@ def read_cards(paths: Sequence[Path]) -> list[Run]:
     runs: list[Run] = []
     for index, path in enumerate(paths):
         try:
-            card = runcard.read(path)
+            raw = runcard.load(path)
+            if "results" not in raw or "run_card_hash" not in raw:
+                raise SideBySideError(
+                    f"{path}: not a run card of this harness (results, run_card_hash): the "
+                    "side-by-side page shows run cards only"
+                )
+            card = runcard.verify(raw, path)
         except runcard.RunCardError as exc:
             raise SideBySideError(str(exc)) from None
         runs.append(Run(_column(index), str(path), card))
