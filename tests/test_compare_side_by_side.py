@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from functools import cache
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -238,3 +239,11 @@ def test_a_reference_harness_report_is_refused_in_one_line(
         "the side-by-side page shows run cards only\n"
     )
     assert not out.exists()
+
+
+def test_the_page_is_one_file_with_its_packaged_style_and_script(page: Path) -> None:
+    text = page.read_text("utf-8")
+    folder = resources.files("pytest_mteval.reports")
+    for name in ("side_by_side.css", "side_by_side.js", "page.css", "page.js"):
+        assert folder.joinpath("static", name).read_text("utf-8").strip() in text
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", text)  # nothing to fetch
