@@ -1,6 +1,7 @@
 """Real session cards for the ranking rule (reports/board_rules.py): the shipped example sweep,
 an honest replay and its copy, a stub answering one sentence to every entry, a run where every
-entry errored, and an honest replay by a method whose audit contradicts its class."""
+entry errored, an honest replay by a method whose audit contradicts its class, and FLORES's
+Spanish human translations replayed as eng->fra output."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ from replayed_runs import REPLAY, SNA_CORPUS
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_SWEEP = REPO / "examples" / "sweep.toml"
+FLORES_FRA = REPO / "corpora" / "eng-fra-flores-devtest.json"
+#: FLORES-200 devtest's first 100 Spanish sentences (CC-BY-SA-4.0, see the folder's SOURCE.md).
+SPANISH = REPO / "tests" / "data" / "flores200-devtest-excerpt" / "spa_Latn.first100"
 
 #: Code the audit of a class S method contradicts: it searches the harness's memory.
 INTROSPECTION = """
@@ -60,11 +64,13 @@ def _predictions(name: str, rows: list[dict[str, object]]) -> Path:
     return path
 
 
-def _replayed(name: str, predictions: Path, method: Path = REPLAY) -> Path:
+def _replayed(
+    name: str, predictions: Path, method: Path = REPLAY, corpus: Path = SNA_CORPUS, *more: str
+) -> Path:
     folder = Path(tempfile.mkdtemp(prefix=f"mteval-{name}-"))
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-         f"--mteval-corpus={SNA_CORPUS}", f"--mteval-method={method}",
+         f"--mteval-corpus={corpus}", f"--mteval-method={method}", *more,
          f"--mteval-method-arg=predictions={predictions}", f"--mteval-model=test/{name}",
          f"--mteval-run-card={folder / f'{name}.json'}"],
         cwd=folder, capture_output=True, text=True, check=False,
@@ -105,3 +111,21 @@ def audit_contradicted_card() -> Path:
     (folder / "introspection.py").write_text(INTROSPECTION, encoding="utf-8")
     card = folder.parent / "introspecting.json"
     return replay_session("gpt55", card, method=folder)
+
+
+@cache
+def wrong_language_card() -> Path:
+    """FLORES's Spanish human translations replayed as eng->fra output, over a whole corpus: the
+    shipped eng->fra corpus's first 100 entries (the excerpt's lines), its dataset id renamed."""
+    corpus = json.loads(FLORES_FRA.read_text(encoding="utf-8"))
+    spanish = SPANISH.read_text(encoding="utf-8").splitlines()
+    corpus["entries"] = corpus["entries"][: len(spanish)]
+    corpus["dataset"]["id"] += "-first100"
+    first100 = Path(tempfile.mkdtemp(prefix="mteval-flores-first100-")) / "first100.json"
+    first100.write_text(json.dumps(corpus, ensure_ascii=False), encoding="utf-8")
+    rows = [
+        {"id": e["id"], "predicted": text}
+        for e, text in zip(corpus["entries"], spanish, strict=True)
+    ]
+    predictions = _predictions("spanish-as-french", rows)
+    return _replayed("spanish-as-french", predictions, REPLAY, first100)

@@ -22,6 +22,7 @@ from ranking_cards import (
     example_sweep_cards,
     honest_card,
     repeated_stub_card,
+    wrong_language_card,
 )
 from replayed_runs import REPLAY, SNA_CORPUS
 from test_leaderboard import tables
@@ -201,14 +202,15 @@ def test_the_matrix_shows_flags_and_what_the_cache_served(pytester, small_corpus
 
 @pytest.fixture(scope="module")
 def done_when(tmp_path_factory):
-    """Cards of the example sweep, a degenerate stub, an all-errored run, an audit-contradicted
-    method, an honest method and a copy of it, in one folder."""
+    """Cards of the example sweep, a degenerate stub, an all-errored run, a wrong-language
+    replay, an audit-contradicted method, an honest method and a copy of it, in one folder."""
     folder = tmp_path_factory.mktemp("done-when")
     for path in example_sweep_cards():
         shutil.copy(path, folder / f"sweep-{path.parent.name}.json")
     named = {
         "stub": repeated_stub_card(),
         "errored": all_errored_card(),
+        "spanish": wrong_language_card(),
         "audited": audit_contradicted_card(),
         "honest": honest_card(),
         "honest-copy": honest_card(),
@@ -227,6 +229,7 @@ EXPECTED = {
     "sweep-identity_b100": "degenerate output (source_copied)",
     "stub": "degenerate output (repeated_output)",
     "errored": "every entry errored",
+    "spanish": "degenerate output (wrong_language)",
     "audited": "contradicted by its audit",
 }
 
