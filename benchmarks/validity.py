@@ -1,6 +1,6 @@
 """Issue 15: do the composite and each metric move the way expert human judgment moves?
 
-    python benchmarks/validity.py DATA_DIR [--reference NAME] [--semantic] [--keep DIR [--reuse]]
+    python benchmarks/validity.py DATA_DIR... [--reference NAME] [--semantic] [--keep DIR [--reuse]]
 
 DATA_DIR holds a data set in any public WMT MQM format (google/wmt-mqm-human-evaluation: per
 annotation, side by side, or averaged scores with separate system outputs; see
@@ -22,6 +22,10 @@ composite:
   penalty); the composite of one segment is the run's composite over that entry alone;
 - for the per-entry detectors: precision and recall of "fired" against "some rater marked an
   error of the matching MQM categories" on the same output.
+
+Given several data sets, a last table pools system pairwise accuracy over every set's system
+pairs (a pair lies within one set): on few systems per set, the steadier system-level figure;
+beside it, each set's system Pearson and pooled segment Kendall, per metric and composite.
 
 Lower-is-better metrics (TER, code-switching and hallucination rates) are negated first, so a
 positive correlation always means agreement with the experts. There is no ratio here: the
@@ -392,9 +396,59 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values)
 
 
+@dataclass
+class SetResult:
+    """One data set's replayed systems and their experts' mean MQM scores."""
+
+    name: str
+    runs: list[SystemRun]
+    data: mqm_data.MQMData
+
+
+def pairwise_counts(xs: Sequence[float | None], ys: Sequence[float]) -> tuple[int, int]:
+    """(right, counted) system pairs, as ``agreement.pairwise_accuracy`` counts them, so
+    that pairs of several sets pool into one accuracy."""
+    accuracy = agreement.pairwise_accuracy(xs, ys)
+    counted = sum(
+        1
+        for a in range(len(ys))
+        for b in range(a + 1, len(ys))
+        if xs[a] is not None and xs[b] is not None and ys[a] != ys[b]
+    )
+    return (0, 0) if accuracy is None else (round(accuracy * counted), counted)
+
+
+def pooled_table(results: Sequence[SetResult]) -> list[str]:
+    """Per metric: system pairwise accuracy pooled over every set's pairs (pairs lie within a
+    set), and each set's system Pearson and pooled segment Kendall."""
+    header = f"{'metric':<22}{'pooled pair acc':>22}"
+    for index, _ in enumerate(results, 1):
+        header += f"{f'set {index} sys r':>14}{f'set {index} seg tau':>16}"
+    lines = [header]
+    for metric in ["composite", *ENTRY_FIELDS]:
+        right = counted = 0
+        cells = ""
+        for result in results:
+            runs, data = result.runs, result.data
+            mqm = [_mean([data.systems[r.system][s].score() for s in r.entries]) for r in runs]
+            values = [system_value(r.card, metric) for r in runs]
+            got, pairs = pairwise_counts(values, mqm)
+            right, counted = right + got, counted + pairs
+            segments = [(r, s) for r in runs for s in r.entries]
+            segment_values = [r.entries[s].get(metric) for r, s in segments]
+            segment_mqm = [data.systems[r.system][s].score() for r, s in segments]
+            cells += f"{_cell(correlation(values, mqm, 'pearson')):>14}"
+            cells += f"{_cell(correlation(segment_values, segment_mqm, 'kendall')):>16}"
+        pooled = f"{_cell(right / counted if counted else None)} ({right}/{counted})"
+        lines.append(f"{metric:<22}{pooled:>22}{cells}")
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("data", type=Path, help="folder (or TSV file) in the WMT MQM format")
+    parser.add_argument(
+        "data", type=Path, nargs="+", help="folders (or TSV files) in the WMT MQM format"
+    )
     parser.add_argument(
         "--reference", help="system used as reference (default: the best-rated human one)"
     )
@@ -417,8 +471,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--system", action="append", default=[], help="only this system (repeatable)"
     )
     args = parser.parse_args(argv)
+    if len(args.data) > 1 and (args.reference or args.pair):
+        print("validity: --reference and --pair name one data set's; give one DATA_DIR")
+        return 2
+    results = []
+    for position, path in enumerate(args.data):
+        keep = args.keep / str(position) if args.keep and len(args.data) > 1 else args.keep
+        result = one_set(path, args, keep)
+        if isinstance(result, int):
+            return result
+        results.append(result)
+    if len(results) > 1:
+        print(f"\npooled over {len(results)} sets (system pairs within each set):")
+        for index, result in enumerate(results, 1):
+            print(f"  set {index}: {result.name}")
+        print("\n".join(pooled_table(results)))
+    return 0
+
+
+def one_set(path: Path, args: argparse.Namespace, keep: Path | None) -> SetResult | int:
+    """Replay and print one data set; its result, or the exit status of a one-line error."""
     try:
-        data = mqm_data.read(args.data)
+        data = mqm_data.read(path)
     except (OSError, mqm_data.MQMError) as exc:
         print(f"validity: {exc}", file=sys.stderr)
         return 2
@@ -426,20 +500,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if pair is None or len(pair) != 2:
         print(f"validity: {data.path}: name has no language pair; give --pair xx-yy")
         return 2
-    args.reference = args.reference or default_reference(data)
-    if args.reference not in data.systems:
-        print(f"validity: {data.path}: no system {args.reference!r}: {', '.join(data.systems)}")
+    reference = args.reference or default_reference(data)
+    if reference not in data.systems:
+        print(f"validity: {data.path}: no system {reference!r}: {', '.join(data.systems)}")
         return 2
-    systems = sorted(s for s in data.systems if s != args.reference and not HUMAN.match(s))
+    systems = sorted(s for s in data.systems if s != reference and not HUMAN.match(s))
     unknown = sorted(set(args.system) - set(systems))
-    if unknown:
+    if unknown and len(args.data) == 1:
         print(f"validity: {data.path}: no MT system {', '.join(unknown)}")
         return 2
     systems = [s for s in systems if not args.system or s in args.system]
-    out = args.keep or Path(tempfile.mkdtemp(prefix="mteval-validity-"))
+    out = keep or Path(tempfile.mkdtemp(prefix="mteval-validity-"))
     out.mkdir(parents=True, exist_ok=True)
-    quality = reference_quality(data, args.reference, systems)
-    corpus = corpus_file(data, args.reference, (pair[0], pair[1]), out, quality)
+    quality = reference_quality(data, reference, systems)
+    corpus = corpus_file(data, reference, (pair[0], pair[1]), out, quality)
     runs = []
     for system in systems:
         card = replay(system, data, corpus, out, reuse=args.reuse, semantic=args.semantic)
@@ -447,7 +521,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  replayed {system}: composite {card['scores']['composite']:.4f}", flush=True)
     print(
         f"\n{data.path.name}: {len(systems)} systems x {len(runs[0].entries)} segments, "
-        f"reference {args.reference}, profile {runs[0].card['scores']['scoring_profile']} "
+        f"reference {reference}, profile {runs[0].card['scores']['scoring_profile']} "
         f"over {', '.join(runs[0].card['scores']['composite_metrics'])}"
     )
     card_reference = runs[0].card["dataset"].get("reference_quality")
@@ -465,7 +539,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{run.system:<16}{mqm:>8.3f}{scores['composite']:>11.4f}"
                 f"{scores['chrf_plus_plus']:>8.2f}"
             )
-    return 0
+    return SetResult(data.path.name, runs, data)
 
 
 if __name__ == "__main__":

@@ -221,3 +221,33 @@ def test_pairwise_accuracy_counted_by_hand(benchmarks):
     # a metric tie is a wrong order; an expert tie is left out; an unknown value too
     assert agreement.pairwise_accuracy([1.0, 1.0, 3.0], [-3.0, -1.0, -1.0]) == pytest.approx(1 / 2)
     assert agreement.pairwise_accuracy([None, 1.0, 3.0], [-3.0, -2.0, -1.0]) == 1.0
+
+
+def test_pairwise_accuracy_pools_the_pairs_of_several_sets(benchmarks):
+    validity = importlib.import_module("validity")
+    # set one: 2 of 3 pairs right; set two: 1 of 1; an expert tie is not a pair
+    assert validity.pairwise_counts([1.0, 2.0, 3.0], [-3.0, -1.0, -2.0]) == (2, 3)
+    assert validity.pairwise_counts([5.0, 1.0], [0.0, -1.0]) == (1, 1)
+    assert validity.pairwise_counts([5.0, 1.0], [0.0, 0.0]) == (0, 0)
+
+
+def test_two_sets_print_a_pooled_pairwise_accuracy():
+    args = [sys.executable, str(REPO / "benchmarks" / "validity.py"), str(EXCERPT), str(EXCERPT)]
+    done = subprocess.run(
+        [*args, *(f"--system={s}" for s in SYSTEMS), "--resamples=20"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    _, _, pooled = done.stdout.partition("pooled over 2 sets")
+    rows = {line.split()[0]: line.split() for line in pooled.splitlines() if line.strip()}
+    mqm, chrf, _, _ = independent_figures()
+    pairs = [(a, b) for a in range(3) for b in range(a + 1, 3)]
+    right = sum((chrf[a] - chrf[b]) * (mqm[a] - mqm[b]) > 0 for a, b in pairs)
+    # the same set twice: twice the pairs, the same share
+    assert rows["chrf_plus_plus"][1:3] == [f"{right / 3:.3f}", f"({2 * right}/6)"]
+    pearson = np.corrcoef(chrf, mqm)[0, 1]
+    assert rows["chrf_plus_plus"][3] == rows["chrf_plus_plus"][5] == f"{pearson:.3f}"
+    assert "composite" in rows

@@ -17,6 +17,9 @@ source and nothing explains it:
   in any reference or variant of the corpus, spells like a word of the reference (similarity
   >= 0.75 without accents and case), or the target's analyzer accepts it (without one, it is
   shorter than 4 letters);
+- it is written capitalized in this entry's source (a sentence's first word too) and the
+  target's word data writes it at least once per 3 million words (``NAME_ZIPF``): a name
+  the target shares ("Ottawa" opening a sentence), however much more the source writes it;
 - it is a mention (``quoted_mentions``): a short quotation of the source, quoted again.
 
 An output with *no text of its own* (``source_copies``) is untranslated as a whole (MQM:
@@ -30,14 +33,8 @@ it is a name taken from the source. An entry is flagged when it has any of the t
 ``code_switching_rate`` is the share of translated entries flagged (errors are not counted).
 Numbers are never words here (``text.words`` drops tokens with digits).
 
-Measured (``benchmarks/validity.py``; an output is marked when some rater marked Untranslated
-text, Source language fragment or Non-translation on it), precision / recall per data set:
-- WMT23 en->de side by side (936 outputs, refA): 0.88 (30 of 34, Wilson 95 % 0.73-0.95) /
-  0.27 (30 of 112); 0.77 / 0.27 before the mention rule, 0.31 / 0.29 before issue 22.
-- WMT21 TED zh->en (6,877 outputs, refB): never fires; 1 output marked.
-- FLORES-200's human translations as outputs (``code_switching_references.py``), flagged of
-  506: 6, 2, 3 into deu, fra, spa; 0, 4 into eng from deu, fra.
-- hand audit of 567 LLM outputs into sna, arb, sme, amh, que (no word data): 0.89 (8 of 9).
+Precision and recall against expert MQM judgments (both shared sets) and false alarms on
+FLORES-200's human translations, before and after each rule: ``docs/VALIDITY.md``.
 """
 
 from __future__ import annotations
@@ -156,6 +153,7 @@ class CodeSwitching:
         }
         source -= kept_mentions(entry.source, predicted)  # kept as cited, not untranslated
         names = self.names | {w.casefold() for w in capitalized_inside_sentences(entry.source)}
+        capitalized = {w.casefold() for w in words(entry.source) if w[0].isupper()}
         found = []
         for word in [*predicted_words, *acronym_parts(predicted_words)]:
             folded = word.casefold()
@@ -166,6 +164,7 @@ class CodeSwitching:
                 continue
             if acronym or (
                 folded not in names
+                and not (folded in capitalized and self._shared_name(word))
                 and not (self.target_accepts(word, entry) if accepted is None else accepted)
             ):
                 found.append(word)
@@ -185,6 +184,11 @@ class CodeSwitching:
             if len(self._facts) < _MAX_MEMO:
                 self._facts[word] = facts
         return facts
+
+    def _shared_name(self, word: str) -> bool:
+        """Whether the target's data writes ``word`` as often as a name it shares; a word the
+        source capitalizes only at a sentence's start is otherwise not known as a name."""
+        return self.word_data is not None and self.word_data.target_writes_name(word)
 
     def untranslated_acronym(self, word: str) -> bool:
         """An acronym of the source that neither the target's data nor the corpus's

@@ -39,6 +39,8 @@ from pytest_mteval.metrics.word_frequencies import Read, ZipfTable
 MARGIN = 1.0
 KNOWN_ZIPF = 3.0
 SOURCE_WORD_ZIPF = 1.0
+#: Once per 3 million words of the target's data: a name it writes, not stray foreign text.
+NAME_ZIPF = 2.5
 #: Lists that need an optional segmenter (jieba, MeCab) to look up a word.
 _NEEDS_SEGMENTER = frozenset({"zh", "ja"})
 
@@ -64,6 +66,11 @@ class WordData:
         if self.source is None:
             return in_target >= KNOWN_ZIPF
         return in_target > 0 and in_target >= self._zipf(word, self.source) - MARGIN
+
+    def target_writes_name(self, word: str) -> bool:
+        """Whether the target's data writes ``word`` often enough to be a name it shares
+        ("Ottawa"), whatever the source language's data says."""
+        return self._zipf(word, self.target) >= NAME_ZIPF
 
     def foreign_to_source(self, word: str) -> bool:
         """Whether the source language's data hardly knows ``word`` (so it is not one of its
