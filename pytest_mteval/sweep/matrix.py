@@ -230,10 +230,12 @@ def method_vs_best_baseline(rows: Sequence[MatrixRow], method: str) -> list[str]
 
 
 def matrix_markdown(
-    source: Path | Sequence[Path], method: str | None = None, floor: float = DEFAULT_FLOOR
+    source: Path | Sequence[Path] | Sequence[MatrixRow],
+    method: str | None = None,
+    floor: float = DEFAULT_FLOOR,
 ) -> list[str]:
-    """The whole matrix report as Markdown lines."""
-    rows = load_rows([source] if isinstance(source, Path) else list(source))
+    """The whole matrix report as Markdown lines, of sources or of rows already verified."""
+    rows = _source_rows(source)
     axes = sorted({axis for row in rows for axis in row.values if _varies(rows, axis)})
     head = ["run", *axes, "composite [95% CI]", "chrF++", "FST acc.", "exact", "$/entry"]
     head += ["latency p50", "tier"]
@@ -254,6 +256,14 @@ def matrix_markdown(
     if hard:
         lines.append("  " + ", ".join(hard[:50]) + (" ..." if len(hard) > 50 else ""))
     return lines
+
+
+def _source_rows(source: Path | Sequence[Path] | Sequence[MatrixRow]) -> list[MatrixRow]:
+    if isinstance(source, Path):
+        return load_rows([source])
+    if source and all(isinstance(item, MatrixRow) for item in source):
+        return [item for item in source if isinstance(item, MatrixRow)]
+    return load_rows([item for item in source if isinstance(item, Path)])
 
 
 def _varies(rows: Iterable[MatrixRow], axis: str) -> bool:
