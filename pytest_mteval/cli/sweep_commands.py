@@ -85,10 +85,17 @@ def _own_options(extra: list[str]) -> tuple[list[str], dict[str, str]]:
 
 
 def _matrix(args: argparse.Namespace) -> int:
-    """Exit 1 when a card was left out because it does not verify."""
+    """Exit 1 when a card was left out because it does not verify; 2 when none verifies."""
+    sources = [Path(s) for s in args.sources]
     try:
         keys = [load_public_key(Path(path)) for path in args.public_key]
-        merged = gather([Path(s) for s in args.sources], keys)
+        merged = gather(sources, keys)
+        if not merged.rows:
+            for rejected in merged.rejected:
+                print(f"mteval matrix: {rejected.where}: {rejected.reason}", file=sys.stderr)
+            if not merged.rejected:
+                print(f"mteval matrix: no run card in {', '.join(args.sources)}", file=sys.stderr)
+            return 2
         lines = merged_markdown(merged, args.method, args.floor)
     except MtevalError as exc:
         print(f"mteval matrix: {exc}", file=sys.stderr)
