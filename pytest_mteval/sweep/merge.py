@@ -112,10 +112,13 @@ def _planned(source: Path, planned: list[str]) -> list[_Planned]:
 
 
 def _card_path(folder: Path, label: str, recorded: str) -> Path:
-    """A card the index names, in this folder's ``cards/<label>/`` (an artifact downloaded
-    elsewhere than where its shard ran), else where it was recorded."""
-    here = folder / "cards" / label / Path(recorded).name
-    return here if here.exists() else Path(recorded)
+    """A card the index names, first in this folder (``cards/<label>/`` or ``cards/``: an
+    artifact downloaded elsewhere than where its shard ran), else where it was recorded."""
+    name = Path(recorded).name
+    for here in (folder / "cards" / label / name, folder / "cards" / name):
+        if here.is_file():
+            return here
+    return Path(recorded)
 
 
 def _verified(
