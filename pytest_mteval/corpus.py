@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from pytest_mteval.corpus_model import (
     ReferenceQuality,
     Segment,
     describe_reference_quality,
+    envelope_problems,
 )
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.flat_corpus import (
@@ -71,6 +73,9 @@ class Corpus:
     mapped_fields: tuple[str, ...] = field(default=())
     #: Held-out entries the run left out, not activated (``run/segments.py``).
     held_out_left_out: int = 0
+    #: Entries per segment before the run's filters (``filtered``): what "complete over a
+    #: segment" is measured against. Empty until a filter is applied.
+    segment_sizes: tuple[tuple[str, int], ...] = ()
 
     def filtered(
         self,
@@ -78,7 +83,8 @@ class Corpus:
         domains: Iterable[str] = (),
         difficulties: Iterable[int] = (),
     ) -> Corpus:
-        """The same corpus restricted to entries matching every non-empty filter."""
+        """The same corpus restricted to entries matching every non-empty filter; the sizes of
+        its segments before filtering are kept (``segment_sizes``)."""
         seg, dom, dif = set(segments), set(domains), set(difficulties)
         kept = tuple(
             e
@@ -87,11 +93,23 @@ class Corpus:
             and (not dom or e.domain in dom)
             and (not dif or e.difficulty in dif)
         )
-        return dataclasses.replace(self, entries=kept)
+        sizes = self.segment_sizes or segment_counts(self.entries)
+        return dataclasses.replace(self, entries=kept, segment_sizes=sizes)
+
+    def entries_in_segment(self, segment: str) -> int:
+        """How many entries ``segment`` had before the run's filters."""
+        sizes = dict(self.segment_sizes or segment_counts(self.entries))
+        return sizes.get(segment, 0)
 
     def resource_path(self, relative: str | None) -> Path | None:
         """A path named inside the corpus file, resolved against the corpus's folder."""
         return None if relative is None else (self.path.parent / relative).resolve()
+
+
+def segment_counts(entries: Iterable[Entry]) -> tuple[tuple[str, int], ...]:
+    """Entries per segment, segments in sorted order."""
+    counts = Counter(entry.segment for entry in entries)
+    return tuple(sorted(counts.items()))
 
 
 def load_corpus(path: str | Path, fields: FieldNames | None = None) -> Corpus:
@@ -104,10 +122,15 @@ def parse_corpus(path: Path, raw_bytes: bytes, fields: FieldNames | None = None)
     """Map and validate a corpus's bytes (read from ``path``, or decrypted in memory);
     ``fields`` names the entry fields read as source and reference."""
     raw, shape, mapped = _document(path, raw_bytes, fields)
-    if shape == "flat":
+    given = raw.get("dataset")
+    if shape == "flat":  # its placeholders for what it leaves empty are ours, not the file's
+        given = {key: value for key, value in raw["dataset"].items() if value}
         filled, noted = with_placeholders(raw["dataset"])
         raw, mapped = {**raw, "dataset": filled}, mapped + noted
     dataset = _validate_dataset(path, raw.get("dataset"))
+    problems = envelope_problems(given) if isinstance(given, dict) else []
+    if problems:  # as ``mteval corpus lint`` words them
+        raise CorpusError(f"{path}: " + "; ".join(problems))
     entries = _validate_entries(path, raw.pop("entries"))
     digest = hashlib.sha256(raw_bytes).hexdigest()
     return Corpus(path, dataset, entries, digest, shape, mapped)

@@ -3,8 +3,11 @@ its entries, with the domain codes and segments the spec allows. The loader is `
 
 from __future__ import annotations
 
+import datetime
+import re
 import sys
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, Final, Literal
 
 from pydantic import (
     BaseModel,
@@ -178,6 +181,51 @@ class Dataset(BaseModel):
     consent: StrictStr | None = None
     #: Which reference the corpus uses and how it was judged (issue 15).
     reference_quality: ReferenceQuality | None = None
+
+
+#: An SPDX licence identifier or expression, in form (``MIT``, ``CC-BY-4.0 OR MIT``,
+#: ``LicenseRef-...`` for a licence SPDX does not list).
+SPDX_FORM: Final = re.compile(r"^\(?[A-Za-z0-9.+-]+\)?( (AND|OR|WITH) \(?[A-Za-z0-9.+-]+\)?)*$")
+
+
+def envelope_problems(dataset: Mapping[str, Any]) -> list[str]:
+    """What spec §2.1 asks of the envelope beyond its types: an ISO 8601 ``created``, BCP 47
+    language tags, an SPDX licence. One line per field, the same for the loader and lint."""
+    problems: list[str] = []
+    created = dataset.get("created")
+    if isinstance(created, str) and not _iso_date(created):
+        problems.append(f"dataset.created {created!r} is not an ISO 8601 date")
+    for field in ("source_language", "target_language"):
+        tag = dataset.get(field)
+        if isinstance(tag, str) and not _language_tag(tag):
+            problems.append(
+                f"dataset.{field} {tag!r} is not a BCP 47 language tag (e.g. 'en', 'crk')"
+            )
+    licence = dataset.get("license")
+    if isinstance(licence, str) and not SPDX_FORM.match(licence):
+        problems.append(f"dataset.license {licence!r} is not an SPDX identifier or expression")
+    return problems
+
+
+def _iso_date(text: str) -> bool:
+    """A date, or a date and time, as ISO 8601 writes them (``2026-05-01``); a year or a
+    month alone (``2026``, ``2026-05``) is ISO 8601's reduced precision."""
+    reduced = re.fullmatch(r"\d{4}(?:-(\d{2}))?", text)
+    if reduced:
+        return reduced.group(1) is None or 1 <= int(reduced.group(1)) <= 12
+    try:
+        datetime.date.fromisoformat(text[:10])
+    except ValueError:
+        return False
+    return len(text) <= 10 or text[10] in "T "
+
+
+def _language_tag(tag: str) -> bool:
+    """A registered BCP 47 tag (langcodes reads the IANA registry it ships): "English" is
+    well formed (a 5-8 letter subtag) but no language's tag."""
+    import langcodes  # not at import: the corpus models are loaded by sessions without one
+
+    return bool(tag) and bool(langcodes.tag_is_valid(tag))
 
 
 class SecretEntry(Entry):

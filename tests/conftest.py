@@ -49,20 +49,28 @@ def envelope(entries: list[dict[str, Any]], **dataset: Any) -> dict[str, Any]:
 
 
 def documented_fingerprint(card: dict[str, Any]) -> str:
-    """A card's fingerprint as docs/cards.md documents it, computed here rather than by the code
-    under test: sha256 of the compact JSON list of its components."""
-    components = [
-        card["dataset"]["sha256"],
-        card["model_slug"],
-        card["condition"],
-        card["system_prompt_sha256"],
-        card["temperature"],
-        card["harness_version"],
-        card["batch_size"],
-        sorted(card["tools_enabled"]),
+    """A card's fingerprint as docs/cards.md documents it (spec §3.8), computed here rather
+    than by the code under test: sha256 of the components joined by '|', text escaped."""
+
+    def text(value: str, also: str = "") -> str:
+        out = value.replace("\\", "\\\\").replace("|", "\\|")
+        return out.replace(also, "\\" + also) if also else out
+
+    temperature = repr(float(card["temperature"]))
+    assert "e" not in temperature, "the cards tested here use plain temperatures"
+    temperature = temperature.removesuffix(".0")
+    batch = card["batch_size"]
+    parts = [
+        text(card["dataset"]["sha256"]),
+        text(card["model_slug"]),
+        text(card["condition"]),
+        text(card["system_prompt_sha256"]),
+        temperature,
+        text(card["harness_version"]),
+        "" if batch is None else str(batch),
+        ",".join(text(tool, ",") for tool in sorted(card["tools_enabled"])),
     ]
-    encoded = json.dumps(components, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
+    return hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest()
 
 
 def flores_entries(count: int) -> list[dict[str, Any]]:

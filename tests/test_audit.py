@@ -216,6 +216,7 @@ def test_the_run_card_records_the_audit(pytester, small_corpus):
         "files": 1,
         "findings": [],
         "contradictions": [],
+        "not_audited": [],
     }
 
 

@@ -30,6 +30,7 @@ pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_faults_properties import TEMPLATE, documents, either, json_values, mutated_cards
+from trust_keys import private
 
 from pytest_mteval.cli.main import main as mteval_main
 from pytest_mteval.run.gateway_audit_log import GENESIS
@@ -256,12 +257,12 @@ CASES = [
     ),
     Case(("review", "sample", "{bad}", "--out", "{out}")),
     Case(
-        ("review", "ingest", "{card}", "{bad}", "--out", "{out}"),
+        ("review", "ingest", "{card}", "{bad}", "--out", "{out}", "--sign-key", "{gov}"),
         csvs,
         "r.csv",
         known=(b"sample_id,entry_id,reviewer,rating\n" + b"a" * 140_000,),
     ),
-    Case(("review", "ingest", "{bad}", "{ratings}", "--out", "{out}")),
+    Case(("review", "ingest", "{bad}", "{ratings}", "--out", "{out}", "--sign-key", "{gov}")),
     Case(
         ("bundle", "check", "{bad}"),
         st.one_of(tarballs(), texts),
@@ -311,6 +312,7 @@ def _fixed(folder: Path) -> dict[str, str]:
         "enc": str(enc),
         "log": str(log),
         "ratings": str(ratings),
+        "gov": str(private("governance")),  # the key `review ingest` signs with
     }
 
 

@@ -28,6 +28,9 @@ INTERNAL = {
     "pytest_mteval.run.result_model._FieldError",
     "pytest_mteval.run.result_model.ResultProblem",
     "pytest_mteval.run.batch_translation.HarnessTimeout",
+    # ValueErrors that pydantic and the JS audit turn into a field error or a finding
+    "pytest_mteval.methods.licences.LicenceSyntaxError",
+    "pytest_mteval.methods.audit_js.JsSyntaxError",
     # a TER trace outside the beam: caught in ter_edits, which hands the pair to sacrebleu
     "pytest_mteval.metrics.ter_edits._Unreachable",
 }

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import METHODS, envelope, flores_entries
+from test_ranking_rule import runs_tables
 
 from pytest_mteval.cli.main import main
 
@@ -40,16 +41,23 @@ def test_runs_are_indexed_and_partial_ones_marked(pytester, small_corpus, capsys
     assert [r["complete"] for r in rows] == [True, False, False]
     cards = [json.loads(Path(r["path"]).read_text(encoding="utf-8")) for r in rows]
     assert cards[0]["coverage"] == {
-        "complete": True, "entries_run": 6, "entries_in_corpus": 6, "reasons": []
+        "complete": True, "entries_run": 6, "entries_in_corpus": 6, "reasons": [],
+        "whole_corpus": True,
+        "segments": {"development": {"complete": True, "entries_run": 6, "entries_in_segment": 6}},
     }  # fmt: skip
     assert cards[2]["coverage"]["reasons"] == ["filtered by --mteval-domain"]
     assert rows[0]["composite"] == cards[0]["scores"]["composite"]
     monkeypatch.chdir(pytester.path)
     code, out = cli(capsys, "runs")
     assert code == 0
-    lines = out.splitlines()
-    assert lines[0].split()[:3] == ["time", "run", "method"]
-    assert [line.split()[-1] for line in lines[1:]] == ["complete", "partial", "partial"]
+    # identity copies its sources: the one ranking rule lists every run apart, with its reason
+    assert out.splitlines()[0].startswith("No run is ranked")
+    listed = runs_tables(out)["Not ranked"]
+    assert [row["run"] for row in listed] == [r["run_id"][:8] for r in rows]
+    assert [row["scope"] for row in listed] == ["complete", "partial", "partial"]
+    reasons = [row["why not ranked"] for row in listed]
+    assert reasons[0].startswith("degenerate output (source_copied)")
+    assert reasons[1:] == [f"partial run: {'; '.join(c['coverage']['reasons'])}" for c in cards[1:]]
     code, out = cli(capsys, "show", "latest")  # the newest COMPLETE run
     assert code == 0
     assert f"run card         {rows[0]['path']}" in out

@@ -134,27 +134,35 @@ def test_tiers_need_a_reproduction_or_a_human_validation(tmp_path, capsys):
     )  # a record made for another card
     assert main(["leaderboard", str(tmp_path), f"--maintainer-key={public}"]) == 0
     captured = capsys.readouterr()
-    rows = next(iter(tables(captured.out).values()))
+    boards = tables(captured.out)
+    rows = next(iter(boards.values()))
     tiers = {}
     for row in rows:
         tiers.setdefault(row["Model"], []).append(row["Verification"])
     assert load(rerun)["fingerprint"] == load(cards["gpt55"])["fingerprint"]
     assert load(rerun)["run_id"] != load(cards["gpt55"])["run_id"]
-    # the original and its copy are reproduced by the maintainer's run; that run's own twins
-    # are the submitter's, unsigned: no maintainer reproduced it
-    assert sorted(tiers["openai/gpt-5.5"]) == ["maintainer-verified"] * 2 + ["self-benchmarked"]
-    assert tiers["anthropic/claude-haiku-4.5"] == ["community-validated"]
+    # the original is reproduced by the maintainer's run, whose own twin is the submitter's,
+    # unsigned: no maintainer reproduced it; the copy is the same run, listed once
+    assert sorted(tiers["openai/gpt-5.5"]) == ["maintainer-verified", "self-benchmarked"]
+    apart = boards["Not ranked"]
+    assert [row["Why not ranked"].split(":")[0] for row in apart] == ["duplicate"]
+    # a plain record beside a card is nobody's signature: it earns nothing (issue 41)
+    assert tiers["anthropic/claude-haiku-4.5"] == ["self-benchmarked"]
     assert tiers["deepseek/deepseek-v4-pro"] == ["self-benchmarked"]
     assert "human validation ignored" in captured.out
-    assert "not this card" in captured.out
+    assert "plain human-validation record is not signed by a governance key" in captured.out
 
 
 def test_a_copy_of_one_run_is_no_reproduction(tmp_path, capsys):
     cards = copy_cards(tmp_path, "gpt55")
     shutil.copy(cards["gpt55"], tmp_path / "again.json")
     assert main(["leaderboard", str(tmp_path)]) == 0
-    rows = next(iter(tables(capsys.readouterr().out).values()))
-    assert [r["Verification"] for r in rows] == ["self-benchmarked"] * 2
+    boards = tables(capsys.readouterr().out)
+    rows = next(iter(boards.values()))
+    assert [r["Verification"] for r in rows] == ["self-benchmarked"]
+    assert [r["Why not ranked"] for r in boards["Not ranked"]] == [
+        f"duplicate: the same run as {tmp_path / 'again.json'}, listed once"
+    ]
 
 
 def test_another_model_under_the_same_fingerprint_does_not_reproduce(tmp_path, capsys):

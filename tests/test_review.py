@@ -13,8 +13,10 @@ from collections import Counter
 
 import pytest
 from conftest import METHODS, envelope, flores_entries
+from trust_keys import private
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.verification_tier import review_seed
 from pytest_mteval.review import agreement, form, sample
 from pytest_mteval.scoring.composite import CANDIDATE_LABEL
 
@@ -30,8 +32,11 @@ def record_of(sheet):
 
 
 def ingest(sheet, *args):
-    """`mteval review ingest` against the sample record of ``sheet``."""
-    return mteval("review", "ingest", *args, "--sample", record_of(sheet))
+    """`mteval review ingest` against the sample record of ``sheet``, the record signed by
+    the governance key (`trust_keys`)."""
+    return mteval(
+        "review", "ingest", *args, "--sample", record_of(sheet), "--sign-key", private("governance")
+    )
 
 
 def mteval(*args):
@@ -97,7 +102,7 @@ def candidate(tmp_path_factory):
 
 def test_sample_is_stratified_seeded_and_written_as_form_and_template(candidate, tmp_path):
     out = tmp_path / "sheets"
-    done = mteval("review", "sample", candidate, "-n", 30, "--seed", 3, "--out", out)
+    done = mteval("review", "sample", candidate, "-n", 30, "--out", out)
     assert done.returncode == 0, done.stdout
     card = runcard.load(candidate)
     [html] = out.glob("*.html")
@@ -107,17 +112,18 @@ def test_sample_is_stratified_seeded_and_written_as_form_and_template(candidate,
     by_id = {r["entry_id"]: r for r in card["results"]}
     # proportional allocation: 14/13/13 entries per difficulty -> 10.5/9.75/9.75 of 30 ->
     # 10/9/9 and the two largest remainders -> 10/10/10
-    assert Counter(by_id[r["entry_id"]]["difficulty"] for r in rows) == {1: 10, 2: 10, 3: 10}
+    assert Counter(by_id[r["entry_id"]]["difficulty"] for r in rows) == {"1": 10, "2": 10, "3": 10}
     assert all(r["prediction"] == by_id[r["entry_id"]]["predicted"] for r in rows)
-    assert {r["sample_id"] for r in rows} == {f"{card['run_card_hash'][:12]}-n30-s3"}
+    seed = review_seed(card["run_card_hash"])  # the card's hash fixes it
+    assert {r["sample_id"] for r in rows} == {f"{card['run_card_hash'][:12]}-n30-s{seed}"}
     page = html.read_text(encoding="utf-8")
     assert all(r["entry_id"] in page for r in rows)
-    again = sample.draw(card, 30, 3).entry_ids()
+    again = sample.draw(card, 30, seed).entry_ids()
     assert again == [r["entry_id"] for r in rows]
-    assert sample.draw(card, 30, 4).entry_ids() != again
+    assert sample.draw(card, 30, seed + 1).entry_ids() != again
     kept = json.loads(record_of(template).read_text(encoding="utf-8"))
     assert kept["card_hash"] == card["run_card_hash"]
-    assert (kept["size"], kept["seed"], kept["entry_ids"]) == (30, 3, again)
+    assert (kept["size"], kept["seed"], kept["entry_ids"]) == (30, seed, again)
 
 
 def test_form_shows_hostile_text_as_data_only():

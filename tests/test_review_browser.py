@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from test_review import candidate, mteval  # noqa: F401  (the fixture is used by name)
 from test_review_attacks import HOSTILE, HYPERLINK
+from trust_keys import private
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.review import form, sample
@@ -72,8 +73,9 @@ def test_two_reviewers_fill_the_form_and_validate_the_card(candidate, browser, t
     validated = tmp_path / "validated.json"
     [record] = out.glob("*.sample.json")
     done = mteval(
-        "review", "ingest", candidate, first, second, "--out", validated, "--sample", record
-    )
+        "review", "ingest", candidate, first, second, "--out", validated, "--sample", record,
+        "--sign-key", private("governance"),
+    )  # fmt: skip
     assert done.returncode == 0, done.stdout
     card = runcard.load(validated)
     block = card["human_validation"]

@@ -9,6 +9,7 @@ import shutil
 
 from test_leaderboard import tables
 from test_review import candidate, ingest, mteval, rate  # noqa: F401  (candidate: a fixture)
+from trust_keys import public
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cli.main import main
@@ -29,7 +30,8 @@ def test_an_ingested_review_makes_the_card_community_validated(candidate, tmp_pa
     done = ingest(sheet, candidate, a, b, "--out", validated)
     assert done.returncode == 0, done.stdout + done.stderr
     shutil.copy(candidate, board / "parent.json")
-    assert main(["leaderboard", str(board)]) == 0
+    governance = f"--governance-key={public('governance')}"
+    assert main(["leaderboard", str(board), governance]) == 0
     printed = capsys.readouterr().out
     [rows] = tables(printed).values()
     assert [row["Verification"] for row in rows] == ["community-validated"]
@@ -42,7 +44,7 @@ def test_an_ingested_review_makes_the_card_community_validated(candidate, tmp_pa
     tampered = tmp_path / "tampered"
     tampered.mkdir()
     (tampered / "t.json").write_text(json.dumps(runcard.seal(card)), encoding="utf-8")
-    assert main(["leaderboard", str(tampered)]) == 0
+    assert main(["leaderboard", str(tampered), governance]) == 0
     printed = capsys.readouterr().out
     [rows] = tables(printed).values()
     assert [row["Verification"] for row in rows] == ["self-benchmarked"]

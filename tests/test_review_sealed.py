@@ -20,10 +20,13 @@ from replayed_runs import GPT55, REPLAY, SNA_CORPUS
 from test_leaderboard import tables
 from test_review import mteval, rate
 from text_forms import texts_found
+from trust_keys import private, public
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cli.main import main
 from pytest_mteval.review import sample
+from pytest_mteval.review.sealed_box import SealedBoxError, load_private_key
+from pytest_mteval.review.sealed_sample import open_sample
 
 SIZE = 30
 
@@ -63,6 +66,7 @@ def gold(tmp_path_factory):
         f"--mteval-review-sample-key={keys / 'steward.pub'}",
         f"--mteval-review-sample-size={SIZE}",
         "--mteval-html=report.html",
+        f"--mteval-sign-key={private('maintainer')}",  # the gold run is the maintainers'
     )
     card = runcard.load(run / "card.json")
     [sealed] = run.glob("*.sealed")
@@ -80,9 +84,12 @@ def predictions() -> dict[str, str]:
 
 
 def opened(gold, folder: Path, *extra: object) -> list[dict[str, str]]:
+    """`mteval review open` of the gold run's sealed sample, with its card, signed by the
+    maintainer key the steward trusts."""
     done = mteval(
-        "review", "open", gold.sealed, "--key", gold.keys / "steward", "--out", folder, *extra
-    )
+        "review", "open", gold.sealed, "--key", gold.keys / "steward", "--out", folder,
+        "--card", gold.card_path, "--maintainer-key", public("maintainer"), *extra,
+    )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     [template] = folder.glob("*.csv")
     return list(csv.DictReader(template.open(encoding="utf-8")))
@@ -93,7 +100,7 @@ def test_the_sealed_sample_opens_with_the_steward_key_and_holds_the_sampled_text
     assert block["file"] == gold.sealed.name
     assert block["scheme"] == "X25519-HKDF-SHA256-ChaCha20-Poly1305"
     assert gold.sealed.read_bytes()[:8] == b"MTEVRSMP"
-    rows = opened(gold, tmp_path / "sheets", "--card", gold.card_path)
+    rows = opened(gold, tmp_path / "sheets")
     ids = [row["entry_id"] for row in rows]
     assert len(ids) == len(set(ids)) == SIZE == block["entries"]
     # the texts are the corpus's and the replayed outputs', read here from the inputs
@@ -105,7 +112,7 @@ def test_the_sealed_sample_opens_with_the_steward_key_and_holds_the_sampled_text
     # stratified by difficulty: 37 and 10 entries -> 23.6 and 6.4 of 30 -> 24 and 6
     assert Counter(gold.entries[i]["difficulty"] for i in ids) == {1: 24, 2: 6}
     # the same draw `mteval review ingest` makes from the gold card itself
-    assert sample.draw(gold.card, SIZE, sample.DEFAULT_SEED).entry_ids() == ids
+    assert sample.draw(gold.card, SIZE).entry_ids() == ids
     assert {row["sample_id"] for row in rows} == {block["sample_id"]}
 
 
@@ -115,7 +122,7 @@ def test_attack_no_sampled_text_leaves_the_sealed_file(gold):
     and in its terminal output."""
     outputs = predictions()
     card_ids = {row["entry_id"] for row in gold.card["results"]}
-    drawn = sample.draw(gold.card, SIZE, sample.DEFAULT_SEED).entry_ids()
+    drawn = sample.draw(gold.card, SIZE).entry_ids()
     texts = {
         text.strip()
         for i in drawn
@@ -141,7 +148,10 @@ def test_attack_no_sampled_text_leaves_the_sealed_file(gold):
 
 
 def test_a_wrong_key_fails_in_one_line(gold, tmp_path):
-    done = mteval("review", "open", gold.sealed, "--key", gold.keys / "other", "--out", tmp_path)
+    done = mteval(
+        "review", "open", gold.sealed, "--key", gold.keys / "other", "--out", tmp_path,
+        "--card", gold.card_path, "--maintainer-key", public("maintainer"),
+    )  # fmt: skip
     assert done.returncode == 1
     assert done.stdout.count("\n") == 1
     assert "not to the given key" in done.stdout
@@ -149,7 +159,10 @@ def test_a_wrong_key_fails_in_one_line(gold, tmp_path):
     loose = tmp_path / "loose"
     loose.write_bytes((gold.keys / "steward").read_bytes())
     os.chmod(loose, 0o644)
-    done = mteval("review", "open", gold.sealed, "--key", loose)
+    done = mteval(
+        "review", "open", gold.sealed, "--key", loose, "--card", gold.card_path,
+        "--maintainer-key", public("maintainer"),
+    )  # fmt: skip
     assert done.returncode == 1
     assert "readable by others" in done.stdout
 
@@ -160,15 +173,15 @@ def test_a_tampered_sealed_sample_is_refused(gold, tmp_path, offset):
     data[offset] ^= 0x01
     tampered = tmp_path / gold.sealed.name
     tampered.write_bytes(bytes(data))
-    done = mteval("review", "open", tampered, "--key", gold.keys / "steward", "--out", tmp_path)
-    assert done.returncode == 1
-    assert done.stdout.count("\n") == 1
-    assert "altered" in done.stdout or "not to the given key" in done.stdout
-    assert not list(tmp_path.glob("*.csv"))
+    with pytest.raises(SealedBoxError, match=r"altered|not to the given key"):
+        open_sample(tampered, load_private_key(gold.keys / "steward"))
     # against the card, the changed file is refused before it is decrypted
     done = mteval(
-        "review", "open", tampered, "--key", gold.keys / "steward", "--card", gold.card_path
-    )
+        "review", "open", tampered, "--key", gold.keys / "steward", "--card", gold.card_path,
+        "--maintainer-key", public("maintainer"), "--out", tmp_path,
+    )  # fmt: skip
+    assert done.stdout.count("\n") == 1
+    assert not list(tmp_path.glob("*.csv"))
     assert done.returncode == 1
     assert "is not the card's review_sample.sha256" in done.stdout
 
@@ -203,7 +216,10 @@ def test_gold_run_open_ingest_leaderboard_is_community_validated(gold, tmp_path,
     board = tmp_path / "board"
     board.mkdir()
     validated = board / "gold-validated.json"
-    done = mteval("review", "ingest", gold.card_path, a, b, "--sample", kept, "--out", validated)
+    done = mteval(
+        "review", "ingest", gold.card_path, a, b, "--sample", kept, "--out", validated,
+        "--sign-key", private("governance"), "--maintainer-key", public("maintainer"),
+    )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "meets the threshold" in done.stdout
     card = runcard.load(validated)
@@ -214,7 +230,7 @@ def test_gold_run_open_ingest_leaderboard_is_community_validated(gold, tmp_path,
     assert main(["verify", str(validated)]) == 0
     (board / "gold.json").write_bytes(gold.card_path.read_bytes())
     capsys.readouterr()
-    assert main(["leaderboard", str(board)]) == 0
+    assert main(["leaderboard", str(board), f"--governance-key={public('governance')}"]) == 0
     printed = capsys.readouterr().out
     rows = [row for board_rows in tables(printed).values() for row in board_rows]
     assert [row["Verification"] for row in rows] == ["community-validated"]
@@ -225,7 +241,10 @@ def test_gold_run_open_ingest_leaderboard_is_community_validated(gold, tmp_path,
     outside = next(i for i in gold.entries if i not in text)
     first = next(csv.DictReader(a.open(encoding="utf-8")))["entry_id"]
     other.write_text(text.replace(first, outside, 1), encoding="utf-8")
-    done = mteval("review", "ingest", gold.card_path, other, b, "--sample", kept)
+    done = mteval(
+        "review", "ingest", gold.card_path, other, b, "--sample", kept,
+        "--sign-key", private("governance"), "--maintainer-key", public("maintainer"),
+    )  # fmt: skip
     assert done.returncode == 1
     assert "is not in the sample" in done.stdout
 

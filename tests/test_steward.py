@@ -196,6 +196,14 @@ def test_a_valid_authorisation_runs_and_the_card_records_it(pytester, world, ser
     assert record["method_id"] == "raw-llm"
     assert card["redaction"]["reasons"] == ["encrypted corpus"]
     assert mteval("verify", str(pytester.path / "card.json")).returncode == 0
+    # the key it was accepted under, against the keys the reader trusts (issue 41)
+    path = str(pytester.path / "card.json")
+    steward = mteval("verify", path, "--steward-key", str(world["dir"] / "steward.key.pub"))
+    assert steward.returncode == 0, steward.stdout
+    assert "steward authorisation accepted by the run under the given key" in steward.stdout
+    other = mteval("verify", path, "--steward-key", str(world["dir"] / "attacker.key.pub"))
+    assert other.returncode == 1
+    assert "not under a steward key given" in other.stdout
 
 
 def test_a_clear_development_corpus_needs_no_authorisation(pytester, world, server):

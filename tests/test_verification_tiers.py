@@ -1,14 +1,15 @@
 """Who validated a result (spec §9.4), at the unit level: the ±2 % reproduction rule, what a
-human-validation record must name, and the tier each card gets.
+review record must carry to count (a governance signature, the seed the parent's hash fixes),
+and the tier each card gets from the keys the reader trusts.
 
-test_leaderboard.py proves the same through `mteval leaderboard` on real cards, at seconds per
-test; these take milliseconds, so mutation testing can judge verification_tier.py with them.
+test_leaderboard.py and test_trust_attacks.py prove the same through the real commands on real
+cards, at seconds per test; these take milliseconds, so mutation testing can judge
+verification_tier.py with them.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import json
+import copy
 import math
 from pathlib import Path
 from typing import Any
@@ -21,10 +22,15 @@ from pytest_mteval.cards.verification_tier import (
     COMMUNITY_VALIDATED,
     MAINTAINER_VERIFIED,
     SELF_BENCHMARKED,
-    HumanValidation,
-    read_human_validation,
+    VALIDATION_DOMAIN,
+    TrustRoots,
+    ValidationVerdict,
+    honoured_parents,
     reproduces,
+    review_seed,
+    shown_quality_tier,
     sidecar_path,
+    validation_verdict,
     verification_tiers,
 )
 
@@ -32,7 +38,9 @@ HASH_A = "a" * 64
 HASH_B = "b" * 64
 MAINTAINER = Ed25519PrivateKey.generate()
 SUBMITTER = Ed25519PrivateKey.generate()
-KEYS = [MAINTAINER.public_key()]
+GOVERNANCE = Ed25519PrivateKey.generate()
+KEYS = TrustRoots(maintainer=(MAINTAINER.public_key(),))
+GOVERNED = TrustRoots(governance=(GOVERNANCE.public_key(),))
 
 
 def _card(
@@ -55,17 +63,8 @@ def _card(
     return sign(card, signer) if signer is not None else card
 
 
-def _record(**changes: Any) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "run_card_hash": HASH_A,
-        "organisation": "Maskwacîs Education Schools Commission",
-        "reviewed_at": "2026-11-30",
-        "reviewers": 3,
-        "ratings": {"excellent": 4, "acceptable": 5, "gist": 1},
-        "accepted": True,
-    }
-    record.update(changes)
-    return record
+ACCEPTED = ValidationVerdict(True, True, "accepted by community review", HASH_B)
+REJECTED = ValidationVerdict(True, False, "rejected by community review", HASH_B)
 
 
 # -- the reproduction rule ---------------------------------------------------------------------
@@ -113,8 +112,7 @@ def test_tiers_of_a_reproduced_pair_a_validated_card_and_a_lone_one():
     first = _card("run-aaaaaaaa-1", 0.60, HASH_A, signer=SUBMITTER)
     second = _card("run-bbbbbbbb-2", 0.61, HASH_B, signer=MAINTAINER)
     lone = _card("run-cccccccc-3", 0.9, "c" * 64, fingerprint="d" * 64)
-    validated = HumanValidation.model_validate(_record(run_card_hash="c" * 64))
-    tiers = verification_tiers([first, second, lone], [None, None, validated], KEYS)
+    tiers = verification_tiers([first, second, lone], [None, None, ACCEPTED], KEYS)
     assert [t.name for t in tiers] == [
         MAINTAINER_VERIFIED,
         SELF_BENCHMARKED,  # its twin is the submitter's, not a maintainer's
@@ -124,10 +122,7 @@ def test_tiers_of_a_reproduced_pair_a_validated_card_and_a_lone_one():
     assert tiers[1].reason == (
         "no independent reproduction: run run-aaaa is not signed by a maintainer key"
     )
-    assert tiers[2].reason == (
-        "accepted by Maskwacîs Education Schools Commission on 2026-11-30 "
-        "(3 reviewers, 10 outputs rated)"
-    )
+    assert tiers[2].reason == "accepted by community review"
     alone = verification_tiers([lone], [None], KEYS)
     assert [(t.name, t.reason) for t in alone] == [(SELF_BENCHMARKED, "no reproduction")]
 
@@ -137,8 +132,7 @@ def test_every_twin_is_named_and_a_rejection_is_said():
     cards.insert(0, _card("run0xxxxxx", 0.6, "0" * 64))
     tiers = verification_tiers(cards, [None, None, None], KEYS)
     assert tiers[0].reason == "reproduced within ±2% by maintainer run run1xxxx, run2xxxx"
-    rejected = HumanValidation.model_validate(_record(accepted=False))
-    lone = verification_tiers([_card("run-aaaaaaaa", 0.6, HASH_A)], [rejected])
+    lone = verification_tiers([_card("run-aaaaaaaa", 0.6, HASH_A)], [REJECTED])
     assert [(t.name, t.reason) for t in lone] == [
         (SELF_BENCHMARKED, "rejected by community review")
     ]
@@ -196,7 +190,24 @@ def test_tiers_need_one_validation_slot_per_card():
         verification_tiers([_card("r", 0.5, HASH_A)], [])
 
 
-# -- human-validation records ------------------------------------------------------------------
+# -- review records ----------------------------------------------------------------------------
+
+
+def _block(seed: int | None = None, meets: bool = True) -> dict[str, Any]:
+    """The parts of an ingested record the verdict reads."""
+    return {
+        "extends": {"run_card_hash": HASH_B, "run_id": "run-b", "quality_tier": "x"},
+        "sample": {"seed": review_seed(HASH_B) if seed is None else seed, "drawn_from": HASH_B},
+        "reviewers": [{"id": "r-1"}, {"id": "r-2"}],
+        "ingested": "2026-12-01",
+        "ratings": {"excellent": 20, "acceptable": 10},
+        "meets_threshold": meets,
+    }
+
+
+def _validated(block: dict[str, Any], key: Ed25519PrivateKey | None = GOVERNANCE) -> dict:
+    signed = sign(copy.deepcopy(block), key, VALIDATION_DOMAIN) if key is not None else block
+    return {"run_card_hash": HASH_A, "human_validation": signed}
 
 
 def test_the_sidecar_sits_beside_the_card():
@@ -204,97 +215,94 @@ def test_the_sidecar_sits_beside_the_card():
     assert sidecar_path(Path("cards/run")) == Path("cards/run.human-validation.json")
 
 
-def test_a_record_in_the_card_is_read_and_checked_against_the_card(tmp_path):
-    card = {"run_card_hash": HASH_A, "human_validation": _record()}
-    record, problem = read_human_validation(card, tmp_path / "run.json")
-    assert problem is None
-    assert record is not None
-    assert record.rated() == 10
-    assert record.reviewed_at == dt.date(2026, 11, 30)
-    other = {"run_card_hash": HASH_B, "human_validation": _record()}
-    record, problem = read_human_validation(other, tmp_path / "run.json")
-    assert record is None
-    assert problem == (
-        f"{tmp_path / 'run.json'}: field 'human_validation': names run_card_hash aaaaaaaaaaaa, "
-        "not this card"
+def test_a_governance_signed_record_with_the_fixed_seed_is_honoured(tmp_path):
+    verdict = validation_verdict(_validated(_block()), tmp_path / "v.json", None, GOVERNED)
+    assert verdict is not None
+    assert (verdict.honoured, verdict.accepted, verdict.extends) == (True, True, HASH_B)
+    assert verdict.reason.startswith(
+        "accepted by community review on 2026-12-01 (2 reviewers, 30 outputs rated), "
+        "signed by governance key "
     )
+    poor = validation_verdict(_validated(_block(meets=False)), tmp_path / "v.json", None, GOVERNED)
+    assert poor is not None
+    assert (poor.honoured, poor.accepted) == (True, False)
+    assert honoured_parents([verdict, poor, None]) == {HASH_B}
 
 
-def test_the_card_s_own_record_wins_over_a_sidecar(tmp_path):
+@pytest.mark.parametrize(
+    ("card", "roots", "chain", "why"),
+    [
+        (_validated(_block(), key=None), GOVERNED, None, "not signed by a governance key"),
+        (_validated(_block(), key=SUBMITTER), GOVERNED, None, "holds with no governance key"),
+        (_validated(_block()), TrustRoots(), None, "no governance key given"),
+        (_validated(_block()), KEYS, None, "no governance key given"),
+        (_validated(_block(seed=12345)), GOVERNED, None, "seed is not the one"),
+        (_validated(_block()), GOVERNED, "the chain is broken", "the chain is broken"),
+        ({"run_card_hash": HASH_A, "human_validation": {"accepted": True}}, GOVERNED, None,
+         "plain human-validation record"),
+    ],
+    ids=["unsigned", "other-key", "no-key", "maintainer-only", "chosen-seed", "chain", "plain"],
+)  # fmt: skip
+def test_a_record_that_is_not_trusted_earns_nothing_and_extends_nothing(
+    card, roots, chain, why, tmp_path
+):
+    verdict = validation_verdict(card, tmp_path / "v.json", chain, roots)
+    assert verdict is not None
+    assert (verdict.honoured, verdict.accepted) == (False, False)
+    assert why in verdict.reason
+    assert honoured_parents([verdict]) == set()
+    tiers = verification_tiers([_card("run-a", 0.6, HASH_A)], [verdict], roots)
+    assert [(t.name, t.reason) for t in tiers] == [(SELF_BENCHMARKED, "no reproduction")]
+
+
+def test_a_record_edited_after_signing_is_not_signed(tmp_path):
+    card = _validated(_block(meets=False))
+    card["human_validation"]["meets_threshold"] = True
+    verdict = validation_verdict(card, tmp_path / "v.json", None, GOVERNED)
+    assert verdict is not None
+    assert not verdict.accepted
+
+
+def test_a_sidecar_beside_a_card_earns_nothing_and_no_record_is_none(tmp_path):
     card_path = tmp_path / "run.json"
-    sidecar_path(card_path).write_text("{broken", encoding="utf-8")
-    card = {"run_card_hash": HASH_A, "human_validation": _record(organisation="In the card")}
-    record, problem = read_human_validation(card, card_path)
-    assert problem is None
-    assert record is not None
-    assert record.organisation == "In the card"
+    assert validation_verdict({"run_card_hash": HASH_A}, card_path, None, GOVERNED) is None
+    sidecar_path(card_path).write_text('{"accepted": true}', encoding="utf-8")
+    verdict = validation_verdict({"run_card_hash": HASH_A}, card_path, None, GOVERNED)
+    assert verdict is not None
+    assert not verdict.honoured
+    assert verdict.reason.startswith(f"{sidecar_path(card_path)}: a plain human-validation")
 
 
-def test_a_sidecar_is_read_when_the_card_has_none(tmp_path):
-    card_path = tmp_path / "run.json"
-    sidecar = sidecar_path(card_path)
-    sidecar.write_text(json.dumps(_record(organisation="Beside")), encoding="utf-8")
-    record, problem = read_human_validation({"run_card_hash": HASH_A}, card_path)
-    assert problem is None
-    assert record is not None
-    assert record.organisation == "Beside"
-    assert read_human_validation({"run_card_hash": HASH_A}, tmp_path / "other.json") == (
-        None,
-        None,
-    )
+def test_the_review_seed_is_the_documented_function_of_the_hash():
+    import hashlib
 
-
-def test_an_unusable_sidecar_is_one_line_naming_it_and_the_field(tmp_path):
-    card_path = tmp_path / "run.json"
-    sidecar = sidecar_path(card_path)
-    sidecar.write_text("{broken", encoding="utf-8")
-    record, problem = read_human_validation({"run_card_hash": HASH_A}, card_path)
-    assert record is None
-    assert problem is not None
-    assert problem.startswith(f"{sidecar}: unreadable: ")
-    sidecar.write_text(json.dumps(_record(reviewers=0)), encoding="utf-8")
-    record, problem = read_human_validation({"run_card_hash": HASH_A}, card_path)
-    assert record is None
-    assert problem == f"{sidecar}: field 'reviewers': Input should be greater than or equal to 1"
-    sidecar.write_text(json.dumps(_record(ratings={"excellent": 0})), encoding="utf-8")
-    record, problem = read_human_validation({"run_card_hash": HASH_A}, card_path)
-    assert record is None
-    assert problem == f"{sidecar}: field 'ratings': no output was rated"
-
-
-def test_a_record_that_is_not_an_object_names_the_record(tmp_path):
-    card = {"run_card_hash": HASH_A, "human_validation": ["accepted"]}
-    record, problem = read_human_validation(card, tmp_path / "run.json")
-    assert record is None
-    assert problem is not None
-    assert problem.startswith(
-        f"{tmp_path / 'run.json'}: field 'human_validation': field '(record)': "
-    )
-
-
-def test_a_single_rated_output_is_enough_and_a_bad_rating_names_its_nested_field(tmp_path):
-    card_path = tmp_path / "run.json"
-    one = {"run_card_hash": HASH_A, "human_validation": _record(ratings={"gist": 1})}
-    record, problem = read_human_validation(one, card_path)
-    assert problem is None
-    assert record is not None
-    assert record.rated() == 1
-    odd = {"run_card_hash": HASH_A, "human_validation": _record(ratings={"superb": 1})}
-    record, problem = read_human_validation(odd, card_path)
-    assert record is None
-    assert problem is not None
-    assert problem.startswith(
-        f"{card_path}: field 'human_validation': field 'ratings.superb.[key]': Input should be"
-    )
+    digest = hashlib.sha256(b"pytest-mteval review seed v1\n" + HASH_A.encode()).hexdigest()
+    assert review_seed(HASH_A) == int(digest[:12], 16)
+    assert review_seed(HASH_A) != review_seed(HASH_B)
 
 
 def test_a_validated_card_first_does_not_stop_the_others_being_tiered():
-    validated = HumanValidation.model_validate(_record())
+    validated = ACCEPTED
     cards = [_card("run-aaaaaaaa", 0.6, HASH_A, signer=MAINTAINER)]
     cards.append(_card("run-bbbbbbbb", 0.6, HASH_B))
     cards.append(_card("run-cccccccc", 0.9, "c" * 64, fingerprint="d" * 64))
     tiers = verification_tiers(cards, [validated, None, None], KEYS)
     assert [t.name for t in tiers] == [COMMUNITY_VALIDATED, MAINTAINER_VERIFIED, SELF_BENCHMARKED]
+
+
+def test_a_community_validated_label_is_shown_only_when_the_review_earned_it():
+    card = {
+        "scores": {"quality_tier": "fluent (community validated)"},
+        "human_validation": {"extends": {"quality_tier": "deployable (candidate)"}},
+    }
+    assert shown_quality_tier(card, ACCEPTED) == "fluent (community validated)"
+    for verdict in (None, REJECTED, ValidationVerdict(False, False, "unsigned", HASH_B)):
+        assert shown_quality_tier(card, verdict) == "deployable (candidate)"
+    plain = {"scores": {"quality_tier": "functional"}}
+    assert shown_quality_tier(plain, None) == "functional"
+    assert shown_quality_tier({"scores": {}}, None) == "unscored"
+    no_parent = {"scores": {"quality_tier": "fluent (community validated)"}}
+    assert shown_quality_tier(no_parent, None) == "unscored"
 
 
 def test_a_run_of_other_code_under_the_same_fingerprint_reproduces_nothing():

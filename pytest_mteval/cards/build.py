@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any, Final, TypeVar
 
 from pytest_mteval.cards.card_model import SPEC_SCORES
@@ -15,10 +16,12 @@ from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.metrics import sacre
 from pytest_mteval.metrics.catalog import family_definitions
 from pytest_mteval.metrics.entry_record import EntryRecord, record_index, record_warnings
+from pytest_mteval.metrics.semantic import SEMANTIC_FAMILY, semantic_verdict
 from pytest_mteval.run.entry_selection import segments_record
 from pytest_mteval.run.method_args import public_config, secret_names
 from pytest_mteval.run.result_model import validate_method_fields
 from pytest_mteval.run.run_state import RunState
+from pytest_mteval.scoring import bootstrap as stats
 from pytest_mteval.scoring import composite as scoring
 from pytest_mteval.scoring.aggregate import (
     breakdown,
@@ -26,6 +29,7 @@ from pytest_mteval.scoring.aggregate import (
     quality_scores,
     speed_scores,
 )
+from pytest_mteval.scoring.guards import Flag, cap_tier
 from pytest_mteval.scoring.run_judgement import group_composite, judge_run, statistics_of
 
 #: Hallucination findings across entries: evidence for the card, not scores.
@@ -52,6 +56,9 @@ def build_card(
 ) -> dict[str, Any]:
     settings, corpus, config = state.settings, state.corpus, state.run_config
     warnings = [w for r in records for w in record_warnings(r)]
+    if any(m.name == SEMANTIC_FAMILY for m in state.builtin_metrics):
+        for record in records:  # spec §3.7's LYSS-sem verdict, when the semantic score ran
+            record["semantic_verdict"] = semantic_verdict(record)
     prompt = _guarded(warnings, "system_prompt", "", lambda: system_prompt(state))
     identity = identity_fields(state, prompt)
     no_fields: dict[str, Any] = {}
@@ -86,6 +93,7 @@ def build_card(
 
     for name, field in _BREAKDOWNS:
         scores[name] = breakdown(records, lambda r, field=field: r[field], group_extra)  # type: ignore[misc]
+    scores["by_segment"] = segment_scores(records, scores, statistics, profile, flags)
     manifest = state.source.manifest
     return {
         "run_id": run_id,
@@ -151,6 +159,58 @@ def build_card(
         "fingerprint": "",
         "run_card_hash": "",
     }
+
+
+def segment_scores(
+    records: Sequence[EntryRecord],
+    scores: Mapping[str, Any],
+    statistics: Mapping[str, stats.Statistic],
+    profile: str,
+    flags: Sequence[Flag],
+) -> dict[str, dict[str, Any]]:
+    """Each segment's own scores (spec §6.4: a gold-standard score is official, the others
+    are development scores): counts, chrF++, exact match, composite, its interval and tier.
+
+    A run of one segment repeats the run's figures; a run mixing segments is ranked per
+    segment on these (``reports/segment_views.py``).
+    """
+    position = {r["entry_id"]: i for i, r in enumerate(records)}
+    out: dict[str, dict[str, Any]] = {}
+    groups = breakdown(records, lambda r: r.get("segment"))
+    whole = (scores.get("confidence_intervals") or {}).get("composite")
+    for segment, group in groups.items():
+        if len(groups) == 1:
+            composite, interval = scores.get("composite"), whole
+        else:
+            rows = [position[r["entry_id"]] for r in records if _segment(r) == segment]
+            composite = group_composite(statistics, rows, profile)
+            interval = _segment_interval(statistics, rows, profile)
+        tier = cap_tier(scoring.quality_tier(composite), flags)
+        out[segment] = {
+            **group,
+            "composite": composite,
+            "composite_interval": interval,
+            "quality_tier": scoring.labelled_tier(tier, human_validated=False),
+        }
+    return out
+
+
+def _segment(record: EntryRecord) -> str:
+    found = record.get("segment")
+    return "unknown" if found is None else str(found)
+
+
+def _segment_interval(
+    statistics: Mapping[str, stats.Statistic], rows: Sequence[int], profile: str
+) -> dict[str, Any] | None:
+    """The composite's bootstrap interval over one segment's entries, as the run's is made."""
+    kept = {name: stats.Statistic(s.rows[list(rows)], s.finalize) for name, s in statistics.items()}
+    if not kept:
+        return None
+    found = stats.confidence_intervals(
+        kept, {"composite": partial(scoring.composite, profile=profile)}
+    )
+    return dict(found["composite"])
 
 
 T = TypeVar("T")

@@ -11,9 +11,10 @@ The rule, one problem line per bundled file:
   parses as JSON, in its decoded strings as well (a copy written with ``\\uXXXX`` escapes).
 Shorter references are not searched: single words and short phrases are what dictionaries and
 word lists legitimately hold (the shipped dictionary holds 215 of the 431 Cree vocabulary
-references of 8 characters or more, none of two words and 12 or more). A reference compressed,
-encoded or encrypted inside a file is not found: that is concealment, which the code hash and
-the static audit of the method are for.
+references of 8 characters or more, none of two words and 12 or more). A reference stored
+encoded (base64, hex, zlib, gzip, bz2, xz, reversed, layered: ``encoded_texts.py``) is found
+too, and the line says how; only encryption hides one, which the code hash and the static
+audit of the method are for.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from pytest_mteval.cards.encoded_texts import decoded_texts
 from pytest_mteval.corpus import Corpus
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.json_files import parse_json
@@ -89,26 +91,30 @@ def file_leaks(paths: Iterable[Path], corpus: CorpusReferences) -> list[str]:
         hits = _hits(data, corpus)
         if hits:
             first = min(hits, key=lambda ref: corpus.references[ref])
+            ways = sorted(set(hits.values()), key=lambda way: (way != "verbatim", way))
             problems.append(
-                f"{name}: holds {len(hits)} reference(s) of the corpus {corpus.path} verbatim "
+                f"{name}: holds {len(hits)} reference(s) of the corpus {corpus.path} "
+                f"{', '.join(w if w == 'verbatim' else f'encoded ({w})' for w in ways)} "
                 f"(entry {corpus.references[first]} among them); a bundle must not carry them"
             )
     return problems
 
 
-def _hits(data: bytes, corpus: CorpusReferences) -> set[str]:
-    """The references found in ``data``; a reference is searched for only where its anchor
-    word is one of the text's words (a set look-up), so a large binary costs one pass."""
-    texts = [normalized(data.decode("utf-8", errors="ignore"))]
+def _hits(data: bytes, corpus: CorpusReferences) -> dict[str, str]:
+    """The references found in ``data``, each with how: "verbatim" or the decoding steps. A
+    reference is searched for only where its anchor word is one of the text's words (a set
+    look-up), so a large binary costs one pass."""
+    texts = [("verbatim", normalized(data.decode("utf-8", errors="ignore")))]
     strings = _json_strings(data)
     if strings:
-        texts.append(normalized("\n".join(strings)))
-    found: set[str] = set()
-    for text in texts:
+        texts.append(("verbatim", normalized("\n".join(strings))))
+    texts.extend((steps, normalized(text)) for steps, text in decoded_texts(data))
+    found: dict[str, str] = {}
+    for how, text in texts:
         words = set(text.split(" "))
         for ref, anchor in corpus.anchors.items():
             if ref not in found and (anchor is None or anchor in words) and ref in text:
-                found.add(ref)
+                found[ref] = how
     return found
 
 

@@ -67,6 +67,8 @@ class Scores(BaseModel):
     by_provenance: dict[str, Any] = Field(default_factory=dict)
     by_domain: dict[str, Any] = Field(default_factory=dict)
     # Beyond the spec, written by this harness (absent from older cards).
+    #: Each segment's own scores (``cards/build.py`` ``segment_scores``), ranked apart.
+    by_segment: dict[str, Any] = Field(default_factory=dict)
     plugin_metrics: dict[str, dict[str, Any]] = Field(default_factory=dict)
     scoring_profile: str | None = None
     composite_metrics: list[str] | None = None
@@ -164,14 +166,27 @@ class GateRecord(BaseModel):
     baseline_note: str = ""
 
 
+class SegmentCoverage(BaseModel):
+    """How much of one segment the run covered (``cards/coverage.py``)."""
+
+    model_config = ConfigDict(extra="allow")
+    complete: bool
+    entries_run: int = Field(ge=0)
+    entries_in_segment: int = Field(ge=0)
+
+
 class Coverage(BaseModel):
-    """How much of the corpus the run covered, and why not all of it."""
+    """How much of the corpus the run covered, and why not all of it: ``complete`` over the
+    segments it ran (``cards/coverage.py``)."""
 
     model_config = ConfigDict(extra="allow")
     complete: bool
     entries_run: int = Field(ge=0)
     entries_in_corpus: int = Field(ge=0)
     reasons: list[str] = Field(default_factory=list)
+    # Absent from older cards (whose ``complete`` meant the whole corpus).
+    whole_corpus: bool | None = None
+    segments: dict[str, SegmentCoverage] = Field(default_factory=dict)
 
 
 class HumanValidation(BaseModel):

@@ -16,6 +16,7 @@ from pytest_mteval.metrics.entry_record import EntryRecord
 from pytest_mteval.scoring.comparable_run import Comparable
 from pytest_mteval.scoring.gate_options import GateOptions
 from pytest_mteval.scoring.paired_comparison import COMPOSITE, Measure
+from pytest_mteval.terminal_text import printable
 
 DEFAULT_TOP: Final = 10
 #: Longest text shown in a cell before it is cut (Markdown tables do not wrap well).
@@ -138,7 +139,7 @@ def text_lines(comparison: Comparison, with_verdict: bool = True) -> list[str]:
             lines.append(f"      B: {_cut(c.after)}")
     if with_verdict:
         lines.append(_outcome(v))
-    return lines
+    return [printable(line, lines=False) for line in lines]  # predictions hold any text
 
 
 def markdown(comparison: Comparison) -> str:
@@ -185,7 +186,7 @@ def markdown(comparison: Comparison) -> str:
                 f"{c.delta:+.2f} | {_md(_cut(c.source))} | {_md(_cut(c.before))} | "
                 f"{_md(_cut(c.after))} |"
             )
-    return "\n".join(out) + "\n"
+    return printable("\n".join(out) + "\n")
 
 
 def _outcome(verdict: GateVerdict) -> str:

@@ -13,6 +13,11 @@ field (a sentence quoted in a prompt). Both are set look-ups: the fields in a se
 behind a set of their word n-grams, confirmed in the text only when every n-gram is found; so
 a FLORES-size corpus against a large file costs one pass over each.
 
+Every file of the folder, code and binaries included, is also decoded as far as
+``encoded_texts.py`` can (base64, hex, zlib, gzip, bz2, xz, reversed, layered): each layer it
+finds is indexed like a data file, reported as ``name (steps)``, with only what the plain file
+does not hold already.
+
 Unlike the bundle's leak check (``bundle_leaks.py``), short texts are counted too: a single
 Cree word equal to a word list's headword is an oracle's overlap, reported, not refused.
 """
@@ -21,7 +26,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,7 +33,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval.cards.bundle_leaks import strings_in
+from pytest_mteval.cards.encoded_texts import decoded_texts
 from pytest_mteval.corpus import Corpus
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import parse_json
 from pytest_mteval.methods.code_hash import folder_files
 from pytest_mteval.methods.manifest import MethodManifest
 
@@ -54,6 +61,12 @@ class FileIndex:
     fields: set[str] = field(default_factory=set)
     grams: set[tuple[str, ...]] = field(default_factory=set)
     text: str = ""
+    #: How the text was decoded from the file ("base64+zlib"); "" for the file as it is.
+    layer: str = ""
+
+    @property
+    def shown(self) -> str:
+        return f"{self.name} ({self.layer})" if self.layer else self.name
 
 
 def _raw_fields(suffix: str, text: str) -> Iterator[str]:
@@ -70,8 +83,8 @@ def _raw_fields(suffix: str, text: str) -> Iterator[str]:
     if suffix in (".json", ".jsonl"):
         for part in text.splitlines() if suffix == ".jsonl" else [text]:
             try:
-                value = json.loads(part)
-            except ValueError:
+                value = parse_json(part.encode("utf-8"), "data file")
+            except MtevalError:
                 continue
             for string in strings_in(value):
                 yield string
@@ -86,8 +99,24 @@ def index_file(path: Path, name: str) -> FileIndex | None:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    index = FileIndex(name)
-    for raw in _raw_fields(path.suffix.lower(), text):
+    return index_text(name, path.suffix.lower(), text)
+
+
+def encoded_layers(path: Path, name: str) -> list[FileIndex]:
+    """One index per text the file holds encoded (any file: a base64 string in code too)."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return []
+        data = path.read_bytes()
+    except OSError:
+        return []
+    return [index_text(name, ".json", text, steps) for steps, text in decoded_texts(data)]
+
+
+def index_text(name: str, suffix: str, text: str, layer: str = "") -> FileIndex:
+    """The index of ``text``, read as a file of ``suffix``."""
+    index = FileIndex(name, layer=layer)
+    for raw in _raw_fields(suffix, text):
         norm = normalized(raw)
         if norm:
             index.fields.add(norm)
@@ -123,10 +152,11 @@ def declared(manifest: MethodManifest | None, corpus: Corpus) -> bool:
 
 
 def data_files(folder: Path) -> list[FileIndex]:
-    found = (
-        index_file(path, name) for name, path in folder_files(folder) if name not in DECLARATIONS
-    )
-    return [index for index in found if index is not None]
+    """The index of each data file, then of each encoded text of any file."""
+    files = [(name, path) for name, path in folder_files(folder) if name not in DECLARATIONS]
+    found = (index_file(path, name) for name, path in files)
+    plain = [index for index in found if index is not None]
+    return plain + [layer for name, path in files for layer in encoded_layers(path, name)]
 
 
 def overlap(folder: Path, corpus: Corpus, manifest: MethodManifest | None) -> dict[str, Any]:
@@ -140,11 +170,18 @@ def overlap(folder: Path, corpus: Corpus, manifest: MethodManifest | None) -> di
         (str(e.id), normalized(e.source), [normalized(t) for t in (e.reference, *e.variants)])
         for e in corpus.entries
     ]
+    plain: dict[str, tuple[set[str], set[str]]] = {}
     for index in files:
         src = [i for i, source, _ in entries if source and holds(index, source)]
         ref = [i for i, _, refs in entries if any(r and holds(index, r) for r in refs)]
+        if index.layer:  # only what the file does not hold as it is
+            held_src, held_ref = plain.get(index.name, (set(), set()))
+            src = [i for i in src if i not in held_src]
+            ref = [i for i in ref if i not in held_ref]
+        else:
+            plain[index.name] = (set(src), set(ref))
         if src or ref:
-            per_file.append({"file": index.name, "sources": src, "references": ref})
+            per_file.append({"file": index.shown, "sources": src, "references": ref})
         sources.update(src)
         references.update(ref)
     order = {i: n for n, (i, _, _) in enumerate(entries)}
@@ -152,7 +189,7 @@ def overlap(folder: Path, corpus: Corpus, manifest: MethodManifest | None) -> di
     return {
         "corpus": {"id": ds.id, "version": ds.version, "sha256": corpus.sha256},
         "entries": len(entries),
-        "files_checked": [index.name for index in files],
+        "files_checked": list(dict.fromkeys(index.name for index in files)),
         "sources": sorted(sources, key=order.__getitem__),
         "references": sorted(references, key=order.__getitem__),
         "files": per_file,
@@ -166,7 +203,7 @@ def overlap_lines(report: dict[str, Any], shown: int = 10) -> list[str]:
     n = report["entries"]
     head = (
         f"overlap with {corpus['id']} {corpus['version']} ({n} entries, "
-        f"{len(report['files_checked'])} data file(s) checked): "
+        f"{len(report['files_checked'])} file(s) checked): "
         f"{len(report['references'])} reference(s), {len(report['sources'])} source(s) found"
     )
     if not report["files"]:

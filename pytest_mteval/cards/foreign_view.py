@@ -13,7 +13,7 @@ report's, re-scored from its predictions; a card's composite, recomputed from it
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, cast
@@ -49,9 +49,9 @@ def read_verified(path: Path) -> tuple[CardView, str | None]:
             f"{ORIGIN} {raw['harness_version']}: its run_card_hash and fingerprint verify "
             f"({raw['run_card_hash'][:12]}); run-level scores only, no per-entry results"
         )
-        return card_view(raw, path), line
+        return _read(card_view, raw, path), line
     if is_harness_report(raw):
-        view = report_view(raw, path)
+        view = _read(report_view, raw, path)
         reported = view.foreign.reported_chrf if view.foreign is not None else None
         return view, (
             f"{REPORT_ORIGIN}: no run_card_hash to check (its reports carry none); its "
@@ -59,6 +59,19 @@ def read_verified(path: Path) -> tuple[CardView, str | None]:
             f"corpus chrF++ ({reported:.2f})"
         )
     return view_of(runcard.verify(raw, path), raw), None
+
+
+def _read(
+    reader: Callable[[Mapping[str, Any], Path], CardView], raw: Mapping[str, Any], path: Path
+) -> CardView:
+    """``reader``'s view; a field of a type it did not expect is one line, never a traceback
+    (the readers name the fields they check; this names the file for the others)."""
+    try:
+        return reader(raw, path)
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+        raise runcard.RunCardError(
+            f"{path}: foreign file: a field of the wrong type ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 _LATENCIES: Final = ("median_latency_seconds", "p95_latency_seconds", "avg_latency_seconds")
@@ -140,7 +153,7 @@ def card_view(card: Mapping[str, Any], path: Path) -> CardView:
         run_id=card["run_id"],
         timestamp=card["timestamp"],
         model_slug=card["model_slug"],
-        model_id=card.get("model_id"),
+        model_id=None if card.get("model_id") is None else str(card.get("model_id")),
         condition=card["condition"],
         run_card_hash=card["run_card_hash"],
         dataset=DatasetView(
@@ -148,7 +161,7 @@ def card_view(card: Mapping[str, Any], path: Path) -> CardView:
             version=dataset["version"],
             language_pair=str(dataset.get("language_pair")),
             sha256=dataset["sha256"],
-            entry_count=int(dataset.get("entry_count") or scores.get("total") or 0),
+            entry_count=_count(path, dataset.get("entry_count"), scores.get("total")),
         ),
     )
     return _marked(path, identity, ORIGIN, name, shown, card.get("totals") or {})
@@ -190,7 +203,7 @@ def report_view(report: Mapping[str, Any], path: Path) -> CardView:
         "median_latency_seconds": statistics.median(latencies) if latencies else None,
         "p95_latency_seconds": latencies[int(0.95 * (len(latencies) - 1))] if latencies else None,
     }
-    costs = {"total_cost_usd": sum(float(r.get("cost_usd") or 0.0) for r in rows)}
+    costs = {"total_cost_usd": sum(_cost(path, r) for r in rows)}
     identity = _Identity(
         run_id=run_id,
         timestamp=_timestamp(run_id),
@@ -218,6 +231,31 @@ def _timestamp(run_id: str) -> str:
         d, t = parts[1], parts[2]
         return f"{d[:4]}-{d[4:6]}-{d[6:]}T{t[:2]}:{t[2:4]}:{t[4:6]}"
     return "unknown"
+
+
+def _count(path: Path, entry_count: Any, total: Any) -> int:
+    """The card's entry count (checked by its verifier) or its scores' total."""
+    if entry_count:
+        return int(entry_count)
+    if total is None:
+        return 0
+    if not _is_number(total) or int(total) != total or total < 0:
+        raise runcard.RunCardError(
+            f"{path}: foreign card: field 'scores.total' must be a whole number >= 0"
+        )
+    return int(total)
+
+
+def _cost(path: Path, row: Mapping[str, Any]) -> float:
+    cost = row.get("cost_usd")
+    if cost is None:
+        return 0.0
+    if not _is_number(cost):
+        raise runcard.RunCardError(
+            f"{path}: foreign report: entry {row.get('entry_id')!r}: field 'cost_usd' must be "
+            f"a number, got {type(cost).__name__}"
+        )
+    return float(cost)
 
 
 def _is_number(value: Any) -> bool:

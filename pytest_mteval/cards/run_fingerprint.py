@@ -10,7 +10,7 @@ import hashlib
 from typing import Any
 
 import pytest_mteval
-from pytest_mteval.cards import runcard
+from pytest_mteval.cards.fingerprint import fingerprint
 from pytest_mteval.methods.protocol import DescribesPrompt
 from pytest_mteval.run.run_state import RunState
 
@@ -40,4 +40,4 @@ def identity_fields(state: RunState, prompt: str) -> dict[str, Any]:
 def planned_fingerprint(state: RunState) -> str:
     """The fingerprint the card of this run will carry."""
     fields = identity_fields(state, system_prompt(state))
-    return runcard.fingerprint({**fields, "dataset": {"sha256": state.corpus.sha256}})
+    return fingerprint({**fields, "dataset": {"sha256": state.corpus.sha256}})

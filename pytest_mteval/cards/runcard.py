@@ -2,10 +2,9 @@
 read and verified.
 
 Encodings, fixed so anyone can re-check a card without this code:
-- fingerprint = sha256 of the UTF-8 bytes of ``json.dumps([dataset.sha256, model_slug,
-  condition, system_prompt_sha256, temperature, harness_version, batch_size,
-  sorted(tools_enabled)], ensure_ascii=False, separators=(",", ":"))`` (spec §3.8's eight
-  components in the spec's order, as a JSON array so no separator can be ambiguous);
+- fingerprint = sha256 of the ordered concatenation of spec §3.8's eight components, as
+  ``cards/fingerprint.py`` writes it out; a card sealed before issue 42 carries the older
+  form (sha256 of their JSON array), which still verifies;
 - run_card_hash = sha256 of the UTF-8 bytes of ``json.dumps(card, sort_keys=True,
   ensure_ascii=False)`` with ``run_card_hash`` set to "" (spec §3.9) and without the
   ``signature`` key, which is added after sealing (``cards/signing.py``); a card without a
@@ -26,6 +25,7 @@ from typing import Any, Final
 
 from pydantic import TypeAdapter, ValidationError
 
+from pytest_mteval.cards import fingerprint as fingerprints
 from pytest_mteval.cards.card_model import RunCard
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.json_files import read_json
@@ -127,18 +127,8 @@ def not_json(value: Any, where: str = "") -> str | None:
 
 
 def fingerprint(card: Mapping[str, Any]) -> str:
-    components = [
-        card["dataset"]["sha256"],
-        card["model_slug"],
-        card["condition"],
-        card["system_prompt_sha256"],
-        card["temperature"],
-        card["harness_version"],
-        card["batch_size"],
-        sorted(card.get("tools_enabled") or []),
-    ]
-    encoded = json.dumps(components, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
+    """The spec's fingerprint (§3.8) a card is sealed with (``cards/fingerprint.py``)."""
+    return fingerprints.fingerprint(card)
 
 
 def card_hash(card: Mapping[str, Any]) -> str:
@@ -279,10 +269,10 @@ def verify(card: dict[str, Any], path: Path) -> RunCard:
     if card_hash(card) != card["run_card_hash"]:
         raise RunCardError(f"{path}: run_card_hash does not match the content (edited?)")
     try:
-        recomputed = fingerprint(card)
+        form = fingerprints.form_of(card)  # the spec's form, or the older cards' JSON array
     except (KeyError, TypeError) as exc:  # batch_size may be absent from a valid schema
         raise RunCardError(f"{path}: fingerprint component missing: {exc}") from None
-    if recomputed != card["fingerprint"]:
+    if form is None:
         raise RunCardError(f"{path}: fingerprint does not match its eight components")
     return model
 

@@ -25,12 +25,12 @@ document or the corpus would be chosen by whoever wrote them, so it is never rea
 from __future__ import annotations
 
 import hashlib
-import json
 from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from pytest_mteval.errors import MtevalError, SigningError
+from pytest_mteval.json_files import parse_json, read_bytes
 from pytest_mteval.methods.loader import MethodSource
 from pytest_mteval.run.redaction import Secrecy
 from pytest_mteval.run.run_settings import Settings
@@ -117,13 +117,8 @@ def check_authorisation(
         )
     if steward_key is None:
         raise StewardError(f"{prefix}: no --mteval-steward-key to check {path} with")
-    try:
-        raw = path.read_bytes()
-        document = json.loads(raw)
-    except OSError as exc:
-        raise StewardError(f"{prefix}: {path}: cannot read: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise StewardError(f"{prefix}: {path}: not a JSON document") from None
+    raw = read_bytes(path, "steward authorisation", StewardError)  # bounded, one line
+    document = parse_json(raw, f"{prefix}: {path}", StewardError)
     if not isinstance(document, dict) or document.get("kind") != KIND:
         raise StewardError(f"{prefix}: {path}: not a steward authorisation (field 'kind')")
     if document.get("version") != VERSION:
@@ -133,11 +128,12 @@ def check_authorisation(
         )
     if not isinstance(document.get("signature"), dict):
         raise StewardError(f"{prefix}: {path}: not signed (no 'signature' object)")
-    from pytest_mteval.cards.signing import load_public_key, verify_signature
+    from pytest_mteval.cards.signing import load_public_key
+    from pytest_mteval.cards.verification_tier import authorisation_signer
 
-    try:
+    try:  # accepted only under the steward key the run is given, never one in the file
         public = load_public_key(steward_key)
-        fingerprint = verify_signature(document, public, str(path), DOMAIN)
+        fingerprint = authorisation_signer(document, path, public, DOMAIN)
     except SigningError as exc:
         raise StewardError(f"{prefix}: {exc}") from None
     found = _content(document, path, prefix, corpus_sha256, code_sha256, now, fingerprint, raw)

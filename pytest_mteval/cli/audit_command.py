@@ -79,7 +79,7 @@ def _overlaps(folder: Path, given: list[str], key_file: str | None) -> list[dict
 def audit_lines(result: AuditResult) -> list[str]:
     lines = [
         f"audit of {result.folder} (dependency class {result.dependency_class}): "
-        f"{result.files} Python file(s), {len(result.findings)} finding(s)"
+        f"{result.files} Python or JavaScript file(s), {len(result.findings)} finding(s)"
     ]
     width = max(len(c) for c in CATEGORIES)
     for category in CATEGORIES:
@@ -89,6 +89,7 @@ def audit_lines(result: AuditResult) -> list[str]:
         for finding in found:
             lines.append(f"  {category:<{width}}  {finding.file}:{finding.line}  {finding.what}")
     lines.extend(f"CONTRADICTION {c}" for c in result.contradictions)
+    lines.extend(f"NOT AUDITED {why}" for why in result.not_audited)
     if result.passed:
         lines.append(f"OK: nothing found contradicts class {result.dependency_class}")
     return lines

@@ -12,8 +12,10 @@ import argparse
 from pathlib import Path
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.signing import load_public_key
+from pytest_mteval.cards.verification_tier import signature_verdict
 from pytest_mteval.cli.command import Command
-from pytest_mteval.cli.verify_command import add_public_key_option, signature_line
+from pytest_mteval.cli.verify_command import add_public_key_option
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.run.gateway_audit_log import verify_log
 
@@ -33,9 +35,13 @@ def _verify(args: argparse.Namespace) -> int:
         try:
             card = runcard.load(path)
             runcard.verify(card, path)  # before its head hash means anything
-            signature_line(card, path, args.public_key)
+            key = None if args.public_key is None else load_public_key(Path(args.public_key))
         except MtevalError as exc:
             print(f"INVALID {exc}")
+            return 1
+        signed, line = signature_verdict(card, path, key)
+        if not signed:
+            print(f"INVALID {line}")
             return 1
         try:
             gateway = card["runner"]["gateway"]

@@ -1,6 +1,9 @@
 """``mteval compare A.json B.json``: exit 0 when B is no significant regression of A, 1 when
 it is, 2 when the runs cannot be compared (unreadable, edited, or made on other data).
 
+``mteval compare A B C ... --html PAGE`` writes every entry of two or more cards of one corpus
+side by side (``reports/side_by_side.py``); with two cards the text comparison still prints.
+
 The gate's limits are those B's card was gated with (the ini's ``mteval_gate``,
 ``mteval_max_drop``... as pytest applied them), so that compare and pytest agree; an option
 given here overrides its recorded value."""
@@ -20,6 +23,7 @@ from pytest_mteval.cli.history_commands import DEFAULT_RUNS
 from pytest_mteval.cli.shared_options import add_shared_options
 from pytest_mteval.history.index import HistoryError, resolve_run
 from pytest_mteval.option_catalog import float_default
+from pytest_mteval.reports.side_by_side import DEFAULT_TOP_SPREAD, SideBySideError, write_page
 from pytest_mteval.scoring.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from pytest_mteval.scoring.gate_options import (
     DEFAULT_SIGNIFICANCE,
@@ -34,6 +38,20 @@ UNUSABLE = 2
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("a", help="baseline run card or *_report.json (or latest, a run id)")
     parser.add_argument("b", help="new run card or *_report.json (or latest, a run id)")
+    parser.add_argument(
+        "more", nargs="*", metavar="C", help="further run cards, shown side by side with --html"
+    )
+    parser.add_argument(
+        "--html",
+        metavar="PAGE",
+        help="write every entry of the runs side by side to this HTML page",
+    )
+    parser.add_argument(
+        "--top-spread",
+        type=int,
+        default=DEFAULT_TOP_SPREAD,
+        help="entries the page's disagreement filter keeps (widest chrF++ spread)",
+    )
     parser.add_argument(
         "--format", choices=["text", "markdown"], default="text", help="output format"
     )
@@ -61,7 +79,33 @@ def _recorded_gate(path: Path) -> dict[str, Any]:
     return dict(options) if isinstance(options, dict) else {}
 
 
+def run_side_by_side(refs: list[str], html: str, top_spread: int) -> int:
+    """The page of two or more cards; 0 when written, 2 with a one-line reason."""
+    try:
+        paths = [_card_path(ref) for ref in refs]
+        count = write_page(paths, Path(html), top_spread)
+    except (SideBySideError, HistoryError) as exc:
+        print(f"mteval compare: {exc}")
+        return UNUSABLE
+    except OSError as exc:
+        print(f"mteval compare: cannot write {html}: {exc.strerror or exc}")
+        return UNUSABLE
+    print(f"mteval compare: {len(paths)} runs, {count} entries side by side in {html}")
+    return 0
+
+
 def run_compare(args: argparse.Namespace) -> int:
+    if args.more or args.html is not None:
+        refs = [args.a, args.b, *args.more]
+        if args.html is None:
+            print(
+                f"mteval compare: {len(refs)} runs are compared side by side only: "
+                "pass --html PAGE (the text comparison takes two)"
+            )
+            return UNUSABLE
+        written = run_side_by_side(refs, args.html, args.top_spread)
+        if args.more or written != 0:
+            return written
     try:
         args.a, args.b = str(_card_path(args.a)), str(_card_path(args.b))
         recorded = _recorded_gate(Path(args.b))
@@ -113,7 +157,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
 COMPARE = Command(
     "compare",
-    help="compare two run cards (or reference-harness reports): B against baseline A",
+    help="compare two run cards (B against baseline A), or show two or more side by side",
     add_arguments=_arguments,
     run=run_compare,
     description=__doc__,

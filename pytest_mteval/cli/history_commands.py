@@ -1,8 +1,13 @@
-"""``mteval runs`` and ``mteval show``: read the run history without opening JSON by hand."""
+"""``mteval runs`` and ``mteval show``: read the run history without opening JSON by hand.
+
+``mteval runs`` ranks by the leaderboard's one rule (``reports/board_rules.py``): the runs it
+does not rank are listed apart under "Not ranked" with the reason.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,12 +15,31 @@ from pytest_mteval.cards import runcard
 from pytest_mteval.cards.foreign_view import read_verified
 from pytest_mteval.cli.command import Command
 from pytest_mteval.history.index import HistoryError, read_index, resolve_run
+from pytest_mteval.history.run_listing import listed_runs, rows_of_cards
+from pytest_mteval.reports.leaderboard import card_paths
 from pytest_mteval.reports.terminal import view_lines
 
 DEFAULT_RUNS = Path(".mteval") / "runs"
 
 
+HEADER = (
+    "rank",
+    "time",
+    "run",
+    "method",
+    "model",
+    "corpus",
+    "composite [95% CI]",
+    "tier",
+    "gate",
+    "scope",
+)
+
+
 def _runs_arguments(runs: argparse.ArgumentParser) -> None:
+    runs.add_argument(
+        "cards", nargs="*", help="cards or folders of cards to list instead of the runs folder"
+    )
     runs.add_argument("--dir", type=Path, default=DEFAULT_RUNS, help="runs folder")
 
 
@@ -27,26 +51,38 @@ def _show_arguments(show: argparse.ArgumentParser) -> None:
 
 
 def _runs(args: argparse.Namespace) -> int:
-    rows = read_index(args.dir)
+    if args.cards:
+        rows, problems = rows_of_cards(card_paths(args.cards))
+        for problem in problems:
+            print(f"REFUSED {problem}", file=sys.stderr)
+        where = ", ".join(args.cards)
+    else:
+        rows, problems, where = read_index(args.dir), [], str(args.dir)
     if not rows:
-        print(f"no runs recorded in {args.dir}")
-        return 0
-    header = (
-        "time",
-        "run",
-        "method",
-        "model",
-        "corpus",
-        "composite [95% CI]",
-        "tier",
-        "gate",
-        "scope",
-    )
-    table = [header, *(_row(r) for r in rows)]
+        print(f"no runs recorded in {where}")
+        return 1 if problems else 0
+    listed = listed_runs(rows)
+    ranked = [run for run in listed if run.reason is None]
+    apart = [run for run in listed if run.reason is not None]
+    if ranked:
+        print("Ranked (rank among runs of the same corpus version, profile and metrics):")
+        _table(HEADER, [(run.rank, *_row(run.row)) for run in ranked])
+    else:
+        print("No run is ranked: each is listed under Not ranked with the reason.")
+    if apart:
+        print("\nNot ranked:")
+        _table(
+            (*HEADER, "why not ranked"),
+            [("–", *_row(run.row), str(run.reason)) for run in apart],
+        )
+    return 1 if problems else 0
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    table = [header, *rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for row in table:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
-    return 0
 
 
 def _score(value: Any) -> str | None:

@@ -14,9 +14,11 @@ from pytest_mteval.cli.corpus_command import CORPUS
 from pytest_mteval.cli.history_commands import RUNS, SHOW
 from pytest_mteval.cli.keygen_command import KEYGEN
 from pytest_mteval.cli.page_commands import LEADERBOARD, REPORT
+from pytest_mteval.cli.printable_output import printable_output
 from pytest_mteval.cli.reproduce_command import REPRODUCE
 from pytest_mteval.cli.review_command import REVIEW
 from pytest_mteval.cli.schema_command import SCHEMA
+from pytest_mteval.cli.score_command import SCORE
 from pytest_mteval.cli.shipped_commands import CORPORA, METHODS
 from pytest_mteval.cli.steward_command import STEWARD
 from pytest_mteval.cli.submission_commands import BUNDLE, PUBLISH
@@ -27,6 +29,7 @@ from pytest_mteval.cli.verify_command import VERIFY
 COMMANDS: tuple[Command, ...] = (
     VERIFY,
     SCHEMA,
+    SCORE,
     COMPARE,
     CORPUS,
     SWEEP,
@@ -55,8 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    code: int = args.run(args)
+    with printable_output():  # no file's escape sequence reaches the terminal
+        args = build_parser().parse_args(argv)
+        code: int = args.run(args)
     return code
 
 

@@ -40,6 +40,15 @@ def _leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
         help="a maintainer's Ed25519 public key (repeatable): only an uncached reproduction "
         "signed by one, not by the submitter's key, makes a card maintainer-verified",
     )
+    parser.add_argument(
+        "--governance-key",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="PUB",
+        help="the governance organisation's Ed25519 public key (repeatable): only a review "
+        "record signed by one makes a card community-validated or hides the card it extends",
+    )
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
@@ -52,10 +61,11 @@ def run_leaderboard(args: argparse.Namespace) -> int:
 
     try:
         keys = [load_public_key(path) for path in args.maintainer_key]
+        governance = [load_public_key(path) for path in args.governance_key]
     except MtevalError as exc:
-        print(f"mteval leaderboard: --maintainer-key: {exc}", file=sys.stderr)
+        print(f"mteval leaderboard: {exc}", file=sys.stderr)
         return 2
-    board_set = leaderboard.build(paths, args.domain, keys)
+    board_set = leaderboard.build(paths, args.domain, keys, governance)
     for line in board_set.refused:
         print(line, file=sys.stderr)
     if not board_set.boards and not board_set.not_ranked:

@@ -9,8 +9,11 @@ import datetime
 from pathlib import Path
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.signing import load_private_key
+from pytest_mteval.cards.verification_tier import TrustRoots
 from pytest_mteval.cli.command import Command
-from pytest_mteval.cli.review_steward_commands import KEYGEN, OPEN
+from pytest_mteval.cli.review_steward_commands import KEYGEN, OPEN, add_card_key_options
+from pytest_mteval.errors import MtevalError
 from pytest_mteval.review import chain, ingest, sample
 from pytest_mteval.review.sealed_sample import title_of
 from pytest_mteval.review.sheets import write_sheets
@@ -37,8 +40,15 @@ def _sample_arguments(draw: argparse.ArgumentParser) -> None:
         default=sample.DEFAULT_SIZE,
         help="entries (50; at least 30, or every answered entry of a smaller run)",
     )
-    draw.add_argument("--seed", type=int, default=sample.DEFAULT_SEED, help="seed (12345)")
-    draw.add_argument("--out", type=Path, help="folder for the sheets (the card's folder)")
+    draw.add_argument(
+        "--seed",
+        default=None,
+        help="refused: the seed is derived from the card's hash, so nobody can choose it",
+    )
+    draw.add_argument(
+        "-o", "--output", "--out", dest="out", type=Path,
+        help="folder for the sheets (the card's folder)",
+    )  # fmt: skip
     draw.add_argument("--no-reference", action="store_true", help="do not show references")
 
 
@@ -50,7 +60,19 @@ def _ingest_arguments(take: argparse.ArgumentParser) -> None:
         type=Path,
         help="the sample record review sample wrote (default: the one in the card's folder)",
     )
-    take.add_argument("--out", type=Path, help="the new card (default <card>.validated.json)")
+    take.add_argument(
+        "-o", "--output", "--out", dest="out", type=Path,
+        help="the new card (default <card>.validated.json)",
+    )  # fmt: skip
+    take.add_argument(
+        "--sign-key",
+        type=Path,
+        required=True,
+        metavar="KEY",
+        help="the governance organisation's Ed25519 private key (mteval keygen): it signs the "
+        "review record; an unsigned record earns nothing",
+    )
+    add_card_key_options(take)
     default = chain.DEFAULT_THRESHOLD
     take.add_argument(
         "--min-reviewers", default=str(default.min_reviewers), help="reviewers needed (2, or more)"
@@ -67,6 +89,11 @@ def _ingest_arguments(take: argparse.ArgumentParser) -> None:
 
 def _sample(args: argparse.Namespace) -> int:
     try:
+        if args.seed is not None:
+            raise sample.SampleError(
+                f"--seed {args.seed}: a review sample's seed is derived from the card's hash "
+                "and cannot be chosen (trying seeds could pick a flattering sample)"
+            )
         card = runcard.load(args.card)
         model = runcard.verify(card, args.card)
         if (model.extra("redaction") or {}).get("text_withheld"):
@@ -81,12 +108,12 @@ def _sample(args: argparse.Namespace) -> int:
                 f"the card (the threshold's {chain.DEFAULT_THRESHOLD.min_entries}, or every "
                 f"answered entry of a smaller run)"
             )
-        drawn = sample.draw(card, args.n, args.seed)
+        drawn = sample.draw(card, args.n)
+        out: Path = args.out or args.card.parent
+        html, template, kept = write_sheets(drawn, title_of(card), card, out, not args.no_reference)
     except (runcard.RunCardError, sample.SampleError) as exc:
         print(f"mteval review: {exc}")
         return 1
-    out: Path = args.out or args.card.parent
-    html, template, kept = write_sheets(drawn, title_of(card), card, out, not args.no_reference)
     strata = ", ".join(f"{k} {v['drawn']}/{v['population']}" for k, v in drawn.strata.items())
     print(
         f"sample {drawn.sample_id}: {len(drawn.items)} entries by {drawn.stratified_by} ({strata})"
@@ -103,10 +130,13 @@ def _ingest(args: argparse.Namespace) -> int:
         threshold = ingest.parse_threshold(
             *(_typed(v) for v in (args.min_reviewers, args.min_entries, args.min_usable))
         )
-        card = ingest.ingest(args.card, args.ratings, threshold, today, args.sample)
+        key = load_private_key(args.sign_key)
+        roots = TrustRoots.from_files(args.maintainer_key, args.governance_key)
+        signer = ingest.Signer(key, roots)
+        card = ingest.ingest(args.card, args.ratings, threshold, today, args.sample, signer)
         out = args.out or args.card.with_name(f"{args.card.stem}.validated.json")
         written = runcard.write_new(card, out)
-    except (runcard.RunCardError, ingest.ReviewError) as exc:
+    except MtevalError as exc:
         print(f"mteval review: {exc}")
         return 1
     block = card["human_validation"]
@@ -123,6 +153,7 @@ def _ingest(args: argparse.Namespace) -> int:
     verdict = "meets" if block["meets_threshold"] else "does not meet"
     print(f"{verdict} the threshold; tier: {card['scores']['quality_tier']}")
     print(f"validated card: {written} (extends {block['extends']['run_card_hash'][:12]})")
+    print(f"review record signed by governance key {block['signature']['public_key_sha256'][:16]}…")
     return 0
 
 

@@ -7,7 +7,6 @@ and prints. Errors make a corpus unfit for an official benchmark; warnings deser
 
 from __future__ import annotations
 
-import datetime
 import math
 import re
 import statistics
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from pytest_mteval.corpus import Dataset, Entry
+from pytest_mteval.corpus_model import envelope_problems
 from pytest_mteval.metrics.match import output_key
 
 Severity = Literal["error", "warning"]
@@ -33,7 +33,6 @@ LENGTH_RATIO_FACTOR = 3.0
 #: Texts shorter than this (in characters, on both sides) are too short for the ratio to mean
 #: anything: "I" -> "niya" is a ratio of 4.
 LENGTH_RATIO_MIN_CHARS = 15
-_SPDX = re.compile(r"^\(?[A-Za-z0-9.+-]+\)?( (AND|OR|WITH) \(?[A-Za-z0-9.+-]+\)?)*$")
 
 
 @dataclass(frozen=True)
@@ -97,30 +96,17 @@ def minimums(dataset: Dataset | None, entries: Sequence[Entry], total: int) -> l
 
 
 def envelope_findings(dataset: Dataset, entries: Sequence[Entry]) -> list[Finding]:
-    """§2.1 beyond the types the loader checks: dates, versions, licence form, provenance list."""
-    out: list[Finding] = []
-    try:
-        datetime.date.fromisoformat(dataset.created[:10])
-    except ValueError:
-        out.append(
-            Finding(
-                "error", "schema", f"dataset.created {dataset.created!r} is not an ISO 8601 date"
-            )
-        )
+    """§2.1 beyond the types: the date, language tags and licence the loader refuses too
+    (``corpus_model.envelope_problems``, one message for both), versions, provenance list."""
+    out = [
+        Finding("error", "schema", problem) for problem in envelope_problems(dataset.model_dump())
+    ]
     if not re.fullmatch(r"\d+(\.\d+){0,2}([-+][0-9A-Za-z.-]+)?", dataset.version):
         out.append(
             Finding(
                 "warning",
                 "schema",
                 f"dataset.version {dataset.version!r} is not a semantic version (1.0.0)",
-            )
-        )
-    if not _SPDX.match(dataset.license):
-        out.append(
-            Finding(
-                "warning",
-                "schema",
-                f"dataset.license {dataset.license!r} is not an SPDX identifier or expression",
             )
         )
     used = {e.provenance for e in entries if e.provenance}

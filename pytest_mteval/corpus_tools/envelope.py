@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pytest_mteval.corpus import CorpusError, Dataset, validation_message
+from pytest_mteval.corpus_model import envelope_problems
 from pytest_mteval.corpus_tools.entries import ENTRY_FIELDS
 
 ENVELOPE_FIELDS: tuple[str, ...] = tuple(Dataset.model_fields)
@@ -112,6 +113,7 @@ def build_envelope(
             + " under [dataset] in --envelope FILE.toml"
             + (f"; and envelope: {wrong}" if wrong else "")
         )
+    wrong = "; ".join([wrong, *envelope_problems(dataset)] if wrong else envelope_problems(dataset))
     if wrong:
         raise CorpusError(f"envelope: {wrong}")
     ordered = [k for k in ENVELOPE_FIELDS if k in dataset]

@@ -16,6 +16,7 @@ from typing import Any
 from pytest_mteval.cards.card_model import RunCard
 from pytest_mteval.cards.coverage import is_partial
 from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import parse_json
 
 INDEX_NAME = "index.jsonl"
 
@@ -64,8 +65,8 @@ def read_index(runs_dir: Path) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for line in text.splitlines():
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
+            row = parse_json(line.encode("utf-8"), str(runs_dir / INDEX_NAME))
+        except MtevalError:  # a line of any depth or shape is left out, never a traceback
             continue
         if isinstance(row, dict) and Path(str(row.get("path"))).is_file():
             rows.append(row)

@@ -1,5 +1,9 @@
 """An async client for OpenAI-compatible chat completions that never raises for a fault.
 
+The public way for a method to reach its model (docs/methods.md, "Writing an LLM method"):
+``ChatClient.for_run(config)`` goes through the sandbox's gateway when the harness gives one,
+and passes the method audit, which plain httpx does not.
+
 Paid runs meet rate limits, outages, stalls and garbage; each of those must end as one readable
 error on one entry ("HTTP 429 after 4 attempts", "timeout after 30s") while every other entry
 goes on. So ``ChatClient.complete`` returns a ``Completion`` with either text or an error, and
@@ -19,6 +23,7 @@ from typing import Any
 
 import httpx
 
+from pytest_mteval.llm.chat_preflight import check_chat_setup
 from pytest_mteval.llm.chat_settings import (
     DEFAULT_API_KEY_ENV,
     DEFAULT_BASE_URL,
@@ -26,9 +31,13 @@ from pytest_mteval.llm.chat_settings import (
     ChatSettings,
     LLMConfigError,
 )
+from pytest_mteval.llm.cost import Call, entry_cost
 from pytest_mteval.llm.pools import Pools
+from pytest_mteval.llm.pricing import PriceTable, load_prices
 from pytest_mteval.llm.response import Attempt, Completion, parse_usage, read_response
 from pytest_mteval.llm.retry_policy import RetryPolicy, parse_retry_after
+from pytest_mteval.llm.token_usage import TokenUsage
+from pytest_mteval.methods.protocol import RunConfig
 
 __all__ = [
     "DEFAULT_API_KEY_ENV",
@@ -38,6 +47,8 @@ __all__ = [
     "ChatSettings",
     "Completion",
     "LLMConfigError",
+    "TokenUsage",
+    "batch_deadline",
     "parse_retry_after",
     "parse_usage",
 ]
@@ -63,16 +74,41 @@ class _Secret:
 class ChatClient:
     """Chat completions against one endpoint, at most ``concurrency`` requests in flight.
 
-    Use as ``async with ChatClient(settings) as client: await client.complete(messages)``.
+    In a method: ``async with ChatClient.for_run(config) as chat: await chat.complete(messages)``.
     The semaphore is held only while a request is on the wire, not during backoff sleeps.
     """
 
-    def __init__(self, settings: ChatSettings, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        settings: ChatSettings,
+        environ: Mapping[str, str] | None = None,
+        prices: PriceTable | None = None,
+        deadline: float | None = None,
+    ) -> None:
         self.settings = settings
         env = os.environ if environ is None else environ
         self._key = _Secret(env.get(settings.api_key_env, "") if settings.api_key_env else "")
         self._limit = asyncio.Semaphore(settings.concurrency)
         self._pools: Pools | None = None
+        self._prices = prices
+        self._deadline = deadline
+
+    @classmethod
+    def for_run(cls, config: RunConfig, environ: Mapping[str, str] | None = None) -> ChatClient:
+        """The client a method's ``translate`` uses: the run's model, endpoint or gateway,
+        price table (method arg ``prices``), and a deadline inside the batch's timeout.
+
+        Raises LLMConfigError (no model, a bad method arg) and PriceError (a bad price file).
+        """
+        settings = ChatSettings.from_run_config(config)
+        prices = load_prices(config.method_args.get("prices"))
+        return cls(settings, environ, prices=prices, deadline=batch_deadline(config))
+
+    @staticmethod
+    def check_setup(config: RunConfig, environ: Mapping[str, str] | None = None) -> None:
+        """What the shipped LLM methods check before any entry: model, key, price table and a
+        connection to the endpoint (no request). Call it from a method's ``preflight``."""
+        check_chat_setup(config, environ)
 
     def __repr__(self) -> str:
         s = self.settings
@@ -88,13 +124,24 @@ class ChatClient:
             self._pools = None
 
     async def complete(
-        self, messages: list[ChatMessage], deadline: float | None = None
+        self,
+        messages: list[ChatMessage] | str,
+        deadline: float | None = None,
+        *,
+        system: str | None = None,
     ) -> Completion:
         """One completion, retried on 429, 5xx and connection errors; never raises for faults.
 
-        ``deadline`` (a ``time.monotonic()`` instant) stops new attempts and caps the request
-        timeout, so a batch that the harness will abandon at a deadline returns in time.
+        ``messages`` is a chat (``{"role": ..., "content": ...}`` dicts) or one user message;
+        ``system`` goes first as a system message. ``deadline`` (a ``time.monotonic()``
+        instant; default: the client's) stops new attempts and caps the request timeout.
         """
+        chat = [{"role": "user", "content": messages}] if isinstance(messages, str) else messages
+        if system is not None:
+            chat = [{"role": "system", "content": system}, *chat]
+        return self._costed(await self._complete(chat, deadline or self._deadline))
+
+    async def _complete(self, messages: list[ChatMessage], deadline: float | None) -> Completion:
         started = time.monotonic()
         if self.settings.api_key_env and not self._key.reveal():
             return _failure(
@@ -115,6 +162,18 @@ class ChatClient:
         if last.retryable:
             message = f"{message} after {attempts} attempt{'s' if attempts != 1 else ''}"
         return _failure(self._redact(message), started, attempts)
+
+    def _costed(self, completion: Completion) -> Completion:
+        """The completion with its cost: reported, else priced, else None with a note."""
+        paid = completion.usage or completion.text is not None or completion.reported_cost_usd
+        if not paid:
+            return completion
+        prices = self._prices if self._prices is not None else load_prices()
+        call = Call(completion.usage.as_dict(), completion.reported_cost_usd, completion.model_id)
+        cost = entry_cost([call], prices, self.settings.model)
+        return dataclasses.replace(
+            completion, cost_usd=cost.cost_usd, cost_source=cost.source, cost_note=cost.note
+        )
 
     def _remaining(self, deadline: float | None) -> float:
         if deadline is None:
@@ -181,17 +240,14 @@ class ChatClient:
         )
 
 
+def batch_deadline(config: RunConfig) -> float:
+    """A ``time.monotonic()`` instant just inside the harness's batch timeout, so that paid
+    results come back before the harness gives the batch up."""
+    return time.monotonic() + config.timeout_s - min(5.0, 0.1 * config.timeout_s)
+
+
 def _with_timing(completion: Completion, started: float, attempts: int) -> Completion:
-    return Completion(
-        text=completion.text,
-        error=completion.error,
-        model_id=completion.model_id,
-        usage=completion.usage,
-        reported_cost_usd=completion.reported_cost_usd,
-        latency_s=time.monotonic() - started,
-        attempts=attempts,
-        finish_reason=completion.finish_reason,
-    )
+    return dataclasses.replace(completion, latency_s=time.monotonic() - started, attempts=attempts)
 
 
 def _failure(message: str, started: float | None = None, attempts: int = 0) -> Completion:

@@ -17,21 +17,57 @@ from typing import Any
 import httpx
 
 from pytest_mteval.llm.retry_policy import parse_retry_after
-from pytest_mteval.methods.protocol import Usage
+from pytest_mteval.llm.token_usage import TokenUsage
+from pytest_mteval.methods.protocol import MethodEntry, MethodResult
 
 
 @dataclass(frozen=True)
 class Completion:
-    """One chat completion's outcome: text or error, plus what was reported and measured."""
+    """One chat completion's outcome: text or error, plus what was reported and measured.
+
+    ``cost_usd`` is the endpoint's reported cost, else the price table's, else None (unknown);
+    ``cost_source`` says which, ``cost_note`` why it is unknown.
+    """
 
     text: str | None
     error: str | None
     model_id: str | None = None
-    usage: Usage = field(default_factory=lambda: Usage())
+    usage: TokenUsage = field(default_factory=TokenUsage)
     reported_cost_usd: float | None = None
     latency_s: float = 0.0
     attempts: int = 0
     finish_reason: str | None = None
+    cost_usd: float | None = None
+    cost_source: str | None = None
+    cost_note: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether a translation came back (then ``text`` is set and ``error`` is None)."""
+        return self.text is not None
+
+    def as_result(self, entry: MethodEntry) -> MethodResult:
+        """This completion as ``entry``'s result: text or error, usage, cost and model id."""
+        metadata: dict[str, Any] = {
+            "model_id": self.model_id,
+            "requests": self.attempts,
+            "cost_source": self.cost_source,
+            "finish_reason": self.finish_reason,
+        }
+        if self.cost_note:
+            metadata["cost_note"] = self.cost_note
+        return {
+            "id": entry.get("id", ""),
+            "predicted": None if self.text is None else self.text.strip(),
+            "raw_predicted": self.text,
+            "latency_s": self.latency_s,
+            "usage": self.usage.as_dict(),
+            "cost_usd": self.cost_usd,
+            "error": None if self.text is not None else self.error,
+            "tool_calls": [],
+            "tool_call_count": 0,
+            "metadata": metadata,
+        }
 
 
 @dataclass(frozen=True)
@@ -101,16 +137,16 @@ def _error_detail(response: httpx.Response, redact: Callable[[str], str] = _unch
     return f": {redact(str(message))[:200]}" if message else ""
 
 
-def parse_usage(raw: Any) -> tuple[Usage, float | None]:
+def parse_usage(raw: Any) -> tuple[TokenUsage, float | None]:
     """Token counts (reasoning and cached from their ``*_details``) and a reported cost.
 
     An absent usage block gives empty usage: unknown, which is not the same as zero tokens.
     """
     if not isinstance(raw, dict):
-        return Usage(), None
+        return TokenUsage(), None
     completion_details = raw.get("completion_tokens_details")
     prompt_details = raw.get("prompt_tokens_details")
-    usage = Usage(
+    usage = TokenUsage(
         prompt_tokens=_count(raw.get("prompt_tokens")),
         completion_tokens=_count(raw.get("completion_tokens")),
         reasoning_tokens=_count(
@@ -121,6 +157,7 @@ def parse_usage(raw: Any) -> tuple[Usage, float | None]:
         cached_tokens=_count(
             prompt_details.get("cached_tokens") if isinstance(prompt_details, dict) else 0
         ),
+        known=True,
     )
     return usage, _non_negative(raw.get("cost"))
 

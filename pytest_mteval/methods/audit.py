@@ -21,6 +21,10 @@ memory):
 - ``dynamic_code``: exec, eval, ``__import__``, importlib, pickle: reported, never a
   contradiction on its own (it hides what the code does; ``--strict`` fails on it).
 
+JavaScript files (``.js``, ``.cjs``, ``.mjs``) are read by ``audit_js.py`` into the same
+categories. What the audit cannot read (a shell script, a compiled program, a command runtime
+starting one, a script outside the folder) is listed as not audited: such a folder never passes.
+
 A static audit is a reviewer's aid, not a sandbox: code can hide from it (a name built at run
 time, an object passed in). The sandbox enforces; the audit says what the author declared by
 writing it plainly.
@@ -35,15 +39,19 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
 from pytest_mteval.errors import MtevalError
+from pytest_mteval.methods.audit_js import audit_javascript
 from pytest_mteval.methods.audit_rules import (
     ALLOWED,
     CATEGORIES,
     DECLARED_BY_KIND,
+    JS_SUFFIXES,
     MODULES,
     NAMES,
     NATIVE_SUFFIXES,
+    NODE_INTERPRETERS,
     PATH_CALLS,
     PREFIXES,
+    PYTHON_INTERPRETERS,
     WHY,
 )
 from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_manifest
@@ -51,6 +59,8 @@ from pytest_mteval.methods.manifest import ManifestError, MethodManifest, load_m
 __all__ = ["CATEGORIES", "AuditError", "AuditResult", "Finding", "audit_flags", "audit_method"]
 
 _SKIPPED_DIRS: Final = frozenset({"__pycache__", ".git", ".mteval", ".pytest_cache"})
+#: Suffixes of programs in languages the audit does not read.
+_SCRIPT_SUFFIXES: Final = frozenset({".sh", ".bash", ".zsh", ".pl", ".rb", ".php", ".lua", ".ps1"})
 
 
 class AuditError(MtevalError):
@@ -72,10 +82,12 @@ class AuditResult:
     files: int
     findings: list[Finding] = field(default_factory=list)
     contradictions: list[str] = field(default_factory=list)
+    #: What the audit could not read: a folder with any never passes.
+    not_audited: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
-        return not self.contradictions
+        return not self.contradictions and not self.not_audited
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -84,6 +96,7 @@ class AuditResult:
             "files": self.files,
             "findings": [asdict(f) for f in self.findings],
             "contradictions": list(self.contradictions),
+            "not_audited": list(self.not_audited),
         }
 
 
@@ -95,14 +108,24 @@ def audit_method(folder: Path) -> AuditResult:
     except ManifestError as exc:
         raise AuditError(str(exc)) from None
     findings: list[Finding] = []
+    not_audited = _runtime_not_audited(manifest, folder)
     files = 0
     for path in _files(folder):
         rel = path.relative_to(folder).as_posix()
-        if path.suffix == ".py":
+        language = _language(path)
+        if language == "python":
             files += 1
             findings.extend(_audit_source(path, rel, folder))
-        elif NATIVE_SUFFIXES & set(path.suffixes) or (path.suffix == ".pyc"):
+        elif language == "javascript":
+            files += 1
+            findings.extend(_audit_javascript(path, rel, folder))
+        elif NATIVE_SUFFIXES & set(path.suffixes) or path.suffix in (".pyc", ".node"):
             findings.append(Finding("native_code", rel, 0, f"compiled file {path.name}"))
+        elif language == "binary":
+            findings.append(Finding("native_code", rel, 0, f"compiled program {path.name}"))
+            not_audited.append(f"{rel} is a compiled program the audit cannot read")
+        elif language is not None:
+            not_audited.append(f"{rel} is a {language} program the audit cannot read")
     findings.sort(key=lambda f: (CATEGORIES.index(f.category), f.file, f.line, f.what))
     return AuditResult(
         str(folder),
@@ -110,7 +133,70 @@ def audit_method(folder: Path) -> AuditResult:
         files,
         findings,
         contradictions(manifest, findings),
+        not_audited,
     )
+
+
+def _language(path: Path) -> str | None:
+    """What a file is to the audit: python, javascript, binary (a compiled program), the
+    interpreter a script names, ``script`` for another executable; None for data."""
+    if path.suffix in (".py", ".pyw"):
+        return "python"
+    if path.suffix in JS_SUFFIXES:
+        return "javascript"
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(256)
+        executable = bool(path.stat().st_mode & 0o111)
+    except OSError:
+        return None
+    if head.startswith((b"\x7fELF", b"MZ", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe")):
+        return "binary"
+    if head.startswith(b"#!"):
+        words = head[2:].split(b"\n")[0].decode("utf-8", "replace").split()
+        program = _interpreter(words)
+        if PYTHON_INTERPRETERS.fullmatch(program):
+            return "python"
+        if NODE_INTERPRETERS.fullmatch(program):
+            return "javascript"
+        return program or "script"
+    if path.suffix in _SCRIPT_SUFFIXES or (executable and not path.suffix):
+        return path.suffix.lstrip(".") or "script"
+    return None
+
+
+def _interpreter(words: list[str]) -> str:
+    """The program a shebang or command starts (``/usr/bin/env python3`` -> ``python3``)."""
+    names = [PurePosixPath(w).name for w in words]
+    if names[:1] == ["env"]:
+        names = [n for n in names[1:] if not n.startswith("-") and "=" not in n]
+    return names[0] if names else ""
+
+
+def _runtime_not_audited(manifest: MethodManifest, folder: Path) -> list[str]:
+    """Why a command runtime escapes the audit: it starts a program other than Python or
+    Node.js, or a script that is not a file of the folder."""
+    if not isinstance(manifest.runtime, list):
+        return []
+    command = manifest.runtime
+    shown = " ".join(command)
+    program = _interpreter(command[:2] if PurePosixPath(command[0]).name == "env" else command[:1])
+    if "/" in command[0] and PurePosixPath(command[0]).name != "env":
+        target = (folder / command[0]).resolve()
+        if not target.is_relative_to(folder) or not target.is_file():
+            return [f"runtime {shown!r} starts {command[0]}, outside the method's folder"]
+        if _language(target) in ("python", "javascript"):
+            return []
+        return [f"runtime {shown!r} starts {command[0]}, a program the audit cannot read"]
+    if not (PYTHON_INTERPRETERS.fullmatch(program) or NODE_INTERPRETERS.fullmatch(program)):
+        return [f"runtime {shown!r} starts {program}, a program the audit cannot read"]
+    scripts = [a for a in command[1:] if not a.startswith("-") and a != program]
+    if not scripts:
+        return [f"runtime {shown!r} names no script file of the method's folder"]
+    target = (folder / scripts[0]).resolve()
+    if not target.is_relative_to(folder) or not target.is_file():
+        return [f"runtime {shown!r} runs {scripts[0]}, not a file of the method's folder"]
+    return []
 
 
 def contradictions(manifest: MethodManifest, findings: list[Finding]) -> list[str]:
@@ -147,6 +233,15 @@ def _audit_source(path: Path, rel: str, folder: Path) -> list[Finding]:
     visitor = _Visitor(rel, folder, path.parent)
     visitor.visit(tree)
     return sorted(set(visitor.findings), key=lambda f: (f.line, f.what))
+
+
+def _audit_javascript(path: Path, rel: str, folder: Path) -> list[Finding]:
+    try:
+        source = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return [Finding("dynamic_code", rel, 0, "unparseable file (not UTF-8 text)")]
+    outside = _Visitor(rel, folder, path.parent)._outside
+    return [Finding(f.category, rel, f.line, f.what) for f in audit_javascript(source, outside)]
 
 
 class _Visitor(ast.NodeVisitor):
@@ -243,8 +338,12 @@ def _literal_path(node: ast.AST) -> str | None:
 
 
 def audit_flags(audit: dict[str, Any]) -> list[dict[str, Any]]:
-    """Run card flags (``guards.Flag`` shape) for a recorded audit's contradictions."""
+    """Run card flags (``guards.Flag`` shape) for a recorded audit's contradictions and for
+    what it could not read."""
     return [
         {"code": "method_audit_contradiction", "message": line, "entry_ids": []}
         for line in audit.get("contradictions") or []
+    ] + [
+        {"code": "method_not_audited", "message": f"not audited: {line}", "entry_ids": []}
+        for line in audit.get("not_audited") or []
     ]

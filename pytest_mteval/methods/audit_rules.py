@@ -7,6 +7,7 @@ each class allows outright, and the dependency kinds that allow more in S and O.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 CATEGORIES: Final = (
@@ -154,7 +155,7 @@ DECLARED_BY_KIND: Final = {
 }
 WHY: Final = {
     "network": "only A2 and X methods may reach the network themselves (S and O run offline, "
-    "A1 reaches its model through the gateway)",
+    "A1 reaches its model through the gateway: use ChatClient, docs/methods.md)",
     "llm_client": "S and O methods run offline: no LLM",
     "introspection": "no method may read the harness's memory, stack or command line",
     "subprocess": "an S or O method that runs programs must declare them (kind 'software')",
@@ -162,3 +163,98 @@ WHY: Final = {
     "outside_files": "an S or O method reading outside its folder must declare the data "
     "(kind 'data')",
 }
+
+#: JavaScript modules (``require``, ``import``; ``node:`` prefix dropped) that are a finding.
+JS_MODULES: Final[dict[str, str]] = {
+    **dict.fromkeys(
+        (
+            "net",
+            "http",
+            "https",
+            "http2",
+            "dgram",
+            "tls",
+            "dns",
+            "undici",
+            "axios",
+            "node-fetch",
+            "got",
+            "ws",
+            "socket.io-client",
+            "openai",
+            "@anthropic-ai/sdk",
+        ),
+        "network",
+    ),
+    **dict.fromkeys(("inspector", "v8", "async_hooks", "trace_events"), "introspection"),
+    **dict.fromkeys(("child_process", "cluster", "execa", "shelljs"), "subprocess"),
+    **dict.fromkeys(("ffi-napi", "node-ffi", "bindings", "wasi"), "native_code"),
+    **dict.fromkeys(("vm", "module", "worker_threads"), "dynamic_code"),
+}
+#: JavaScript global names that are a finding wherever they are used.
+JS_GLOBALS: Final[dict[str, str]] = {
+    **dict.fromkeys(
+        ("fetch", "XMLHttpRequest", "WebSocket", "EventSource", "WebTransport"), "network"
+    ),
+    **dict.fromkeys(("eval", "WebAssembly"), "dynamic_code"),
+}
+#: JavaScript members of ``process``, ``globalThis``, ``os`` and ``module`` that are a finding.
+JS_MEMBERS: Final[dict[str, str]] = {
+    **dict.fromkeys(
+        ("process.argv", "process.execArgv", "process.ppid", "process.report"), "introspection"
+    ),
+    **dict.fromkeys(("process.binding", "process.dlopen", "process._linkedBinding"), "native_code"),
+    **dict.fromkeys(("process.kill",), "subprocess"),
+    **dict.fromkeys(("globalThis.eval", "global.eval", "module.constructor"), "dynamic_code"),
+    **dict.fromkeys(("globalThis.fetch", "global.fetch"), "network"),
+    **dict.fromkeys(("os.homedir", "process.chdir"), "outside_files"),
+}
+#: JavaScript methods that are a finding whatever object they are called on (``os.homedir()``
+#: after ``require('os')``).
+JS_METHODS: Final[dict[str, str]] = {
+    "homedir": "outside_files",
+    "userInfo": "outside_files",
+    "dlopen": "native_code",
+    "getHeapSnapshot": "introspection",
+}
+#: JavaScript calls (by their last name: ``fs.readFileSync``, ``readFile``) taking a path first.
+JS_PATH_CALLS: Final = frozenset(
+    {
+        "readFileSync",
+        "readFile",
+        "writeFileSync",
+        "writeFile",
+        "appendFileSync",
+        "appendFile",
+        "openSync",
+        "open",
+        "readdirSync",
+        "readdir",
+        "opendirSync",
+        "opendir",
+        "statSync",
+        "stat",
+        "lstatSync",
+        "lstat",
+        "createReadStream",
+        "createWriteStream",
+        "existsSync",
+        "accessSync",
+        "access",
+        "rmSync",
+        "rm",
+        "unlinkSync",
+        "unlink",
+        "copyFileSync",
+        "copyFile",
+        "cpSync",
+        "realpathSync",
+        "watch",
+        "watchFile",
+    }
+)
+#: Suffixes of JavaScript files the audit reads.
+JS_SUFFIXES: Final = frozenset({".js", ".cjs", ".mjs"})
+#: Interpreters a command runtime may start for a script the audit reads.
+PYTHON_INTERPRETERS: Final = re.compile(r"python(\d+(\.\d+)?)?")
+NODE_INTERPRETERS: Final = re.compile(r"node(js)?")

@@ -137,7 +137,7 @@ class ChatMethod:
         final = chosen or completions[-1]
         paid = [c for c in completions if c.usage or c.text is not None or c.reported_cost_usd]
         model = batch.config.model
-        calls = [Call(c.usage, c.reported_cost_usd, c.model_id) for c in paid]
+        calls = [Call(c.usage.as_dict(), c.reported_cost_usd, c.model_id) for c in paid]
         cost = entry_cost(calls, batch.prices, model)
         metadata: dict[str, Any] = {
             "model_id": next((c.model_id for c in reversed(completions) if c.model_id), None),

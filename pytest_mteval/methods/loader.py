@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mteval.errors import MethodLoadError as MethodLoadError
+from pytest_mteval.methods.async_check import refuse_plain_translate
 from pytest_mteval.methods.card_checks import contradiction
 from pytest_mteval.methods.code_hash import code_record
 from pytest_mteval.methods.entry_point import build_instance, entry_point_file, import_entry_point
@@ -127,6 +128,8 @@ def load_folder(
             f"method {name!r} runs on {runtime}, in a runner process only: drop "
             "--mteval-runner=inprocess"
         )
+    if runtime == "python":  # refused now, in one line, not at every batch's await
+        refuse_plain_translate(entry_point_file(folder, entry), entry.partition(":")[2])
     if not load:
         if runtime != "command":
             entry_point_file(folder, entry, runtime)

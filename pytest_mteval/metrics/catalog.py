@@ -70,7 +70,7 @@ RUN_LEVEL: Final = frozenset(
         *("composite", "composite_metrics", "scoring_profile", "confidence_intervals"),
         *("cost_adjusted", "quality_tier", "quality_tier_uncapped", "plugin_metrics"),
         "wrong_language_rate",
-        *("by_difficulty", "by_provenance", "by_domain"),
+        *("by_difficulty", "by_provenance", "by_domain", "by_segment"),
     }
 )
 #: Keys of the card's ``scores`` that are not metric definitions: a plugin may not take them.

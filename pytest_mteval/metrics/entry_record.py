@@ -49,7 +49,9 @@ class ResultRow(TypedDict):
     raw_predicted: NotRequired[str | None]
     predicted: str | None
     segment: NotRequired[str | None]
-    difficulty: NotRequired[int | str | None]
+    #: The corpus's difficulty tier as text, as spec §3.7 types it ("2"); an integer on the
+    #: rows of cards sealed before issue 42, which still verify.
+    difficulty: NotRequired[str | int | None]
     domain: NotRequired[str | None]
     exact_match: bool | None
     chrf_score: float | None
@@ -147,7 +149,7 @@ def new_record(
         "predicted": predicted,
         "error": error,
         "segment": segment,
-        "difficulty": difficulty,
+        "difficulty": None if difficulty is None else str(difficulty),  # spec §3.7: text
         "domain": domain,
         "provenance": provenance,
         "latency_s": latency_s,

@@ -119,11 +119,30 @@ SEMANTIC: Final = MetricDefinition(
 )
 
 
+#: An entry's semantic score from which its meaning counts as kept: the LYSS-sem verdict VALID
+#: of spec §3.7 (docs/SCORING.md gives the rule and how it was set for the bundled model).
+VALID_FROM: Final = 0.65
+#: Why an entry has no semantic score: it failed, or the metric failed on it.
+SEMANTIC_FAMILY: Final = "semantic"
+
+
+def semantic_verdict(record: EntryRecord) -> str:
+    """The entry's LYSS-sem verdict (spec §3.7), for a run that computed the semantic score:
+    ERROR when the entry or the metric on it failed, UNKNOWN when it has no score, else
+    VALID at or above :data:`VALID_FROM` and MISMATCH below."""
+    if record.get("error") is not None or SEMANTIC_FAMILY in (record.get("metric_errors") or {}):
+        return "ERROR"
+    score = record.get("semantic_score")
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        return "UNKNOWN"
+    return "VALID" if score >= VALID_FROM else "MISMATCH"
+
+
 class SemanticScore:
     """Per entry: BERTScore F1 (cosine of sentence vectors for a sentence-only embedder),
     clamped to 0..1; per run: the mean over translated entries."""
 
-    name = "semantic"
+    name = SEMANTIC_FAMILY
     definitions = (SEMANTIC,)
 
     def __init__(self, embedder: Embedder) -> None:

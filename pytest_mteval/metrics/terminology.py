@@ -15,7 +15,6 @@ occurred anywhere (or when there is no glossary at all, in which case the metric
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Final
@@ -23,6 +22,8 @@ from typing import Final
 import regex
 
 from pytest_mteval.corpus import Corpus, Entry
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import read_json
 from pytest_mteval.metrics.base import BuiltinFamily, JSONDict, MetricContext
 from pytest_mteval.metrics.definition import MetricDefinition, RatioOfCounts
 from pytest_mteval.metrics.entry_record import EntryRecord
@@ -98,9 +99,9 @@ def load_glossary(corpus: Corpus) -> Glossary:
     if path is None:
         return {}
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ResourceError(f"{path}: cannot read the glossary: {exc}") from None
+        raw = read_json(path, "the glossary")
+    except MtevalError as exc:
+        raise ResourceError(f"cannot read the glossary: {exc}") from None
     glossary: dict[str, tuple[str, ...]] = {}
     for source, target in raw.items() if isinstance(raw, dict) else [(None, None)]:
         targets = (target,) if isinstance(target, str) else target

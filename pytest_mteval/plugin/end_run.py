@@ -83,7 +83,12 @@ def finish_run(
     card["gate"] = {**verdict.to_json(), "baseline_note": state.baseline_note}
     fingerprint = state.translator.fingerprint or None  # None: no cache in use
     card["cache"] = {"method_fingerprint": fingerprint, **cache_totals(records)}
-    card["coverage"] = coverage(len(records), len(state.corpus.entries), _filters(state))
+    card["coverage"] = coverage(
+        (r.get("segment") for r in records),
+        len(state.corpus.entries),
+        _filters(state),
+        state.corpus.entries_in_segment,
+    )
     if state.audit is not None:
         card["method"]["audit"] = state.audit
         card["flags"].extend(audit_flags(state.audit))

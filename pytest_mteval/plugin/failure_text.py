@@ -18,6 +18,8 @@ from _pytest._code.code import (  # pytest's report parts: the ones xdist serial
     ReprTraceback,
 )
 
+from pytest_mteval.terminal_text import printable
+
 
 @dataclasses.dataclass(eq=False)
 class MtevalFailure(ReprExceptionInfo):
@@ -25,7 +27,9 @@ class MtevalFailure(ReprExceptionInfo):
 
 
 def failure_report(text: str, path: str) -> str | MtevalFailure:
-    """``text`` as a report: a one-line text stays a string, as pytest shows it anyway."""
+    """``text`` as a report: a one-line text stays a string, as pytest shows it anyway.
+    Control characters a prediction may carry are escaped: the terminal shows, never obeys."""
+    text = printable(text)
     first, _, rest = text.partition("\n")
     if not rest:
         return text

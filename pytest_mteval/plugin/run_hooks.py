@@ -16,6 +16,7 @@ from pytest_mteval.methods.manifest import MethodCard
 from pytest_mteval.plugin import redact_reports as redact
 from pytest_mteval.plugin.begin_run import Contributions, StartError, start_run
 from pytest_mteval.plugin.collect import CorpusFile, EntryItem, batch_order
+from pytest_mteval.plugin.failure_groups import FailureGroups, pytest_wrote_summary
 from pytest_mteval.plugin.garbage_collection import RunGarbageCollection
 from pytest_mteval.plugin.gate_item import GateItem, baseline_note
 from pytest_mteval.plugin.last_failed import collect_corpus, corpus_nodeid
@@ -23,6 +24,7 @@ from pytest_mteval.plugin.parallel_timing import ParallelTiming
 from pytest_mteval.plugin.run_stash import KEYWORDS, RECORD, STATE
 from pytest_mteval.plugin.session_end import Evaluation, end_session, failure_reason
 from pytest_mteval.plugin.summary import write_summary
+from pytest_mteval.plugin.termination import TerminationAsInterrupt
 from pytest_mteval.plugin.xdist_internals import is_worker
 from pytest_mteval.plugin.xdist_workers import WorkerAccounting, batch_scheduler, hand_gateway_to
 from pytest_mteval.run.dry_run import estimate, write_estimate
@@ -47,6 +49,10 @@ def start_active_run(config: pytest.Config, contributions: Contributions) -> Non
     # plugin's): a cleanup registered from here, before that plugin's configure, runs after
     # them, so they do not walk the whole frozen heap of imported modules once more.
     config.add_cleanup(run.collector.restore)
+    run.termination.install()  # CI cancels with SIGTERM: end as after Ctrl-C, card written
+    config.add_cleanup(run.termination.restore)
+    if not is_worker(config):
+        config.pluginmanager.register(GroupedFailures(run), "mteval-failure-groups")
     if not _covered_by_args(config, state.corpus.path):
         config.args.append(str(state.corpus.path))
     if config.pluginmanager.hasplugin("xdist"):
@@ -75,6 +81,8 @@ class ActiveRun:
         self.collector = RunGarbageCollection()
         self.hidden: set[str] = set()  # node ids whose reports were redacted (secret run)
         self.timing = ParallelTiming()  # did -n pay? (the controller under xdist)
+        self.termination = TerminationAsInterrupt()
+        self.failure_groups = FailureGroups()  # one report per root cause (the controller)
 
     def pytest_unconfigure(self) -> None:
         # after Ctrl-C, batches still in a runner get one second, then the runner is killed
@@ -86,6 +94,7 @@ class ActiveRun:
 
     def pytest_keyboard_interrupt(self) -> None:
         self.run.interrupted = True
+        self.termination.interrupted()
 
     def _extend_card(self, card: dict[str, Any]) -> None:
         """The runner's mode, sandbox and gateway, and an interruption, then plugins' hooks."""
@@ -194,11 +203,45 @@ class ActiveRun:
         note = baseline_note(self.state.baseline_load, settings.update_baseline)
         notes = [note] if note and self.state.baseline is None else []
         session.testscollected += 1  # the progress counts it: "[100%]", not "[102%]"
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None and reporter.verbosity <= 0:
+            # The entries' line already ends "[100%]": the gate starts a line of its own, not
+            # a second "[ 92%]" (nor, under xdist, a "." after "[100%]") on that one.
+            reporter.currentfspath = None
+            if not reporter.showfspath:  # xdist's controller writes no file names
+                reporter.write_line("")
+                reporter.write("mteval ")
         item = GateItem.for_session(session, self.run.finished.verdict, notes)
         self.config.hook.pytest_runtest_protocol(item=item, nextitem=None)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         write_summary(self.run, terminalreporter, self.timing.advice())
+        self.failure_groups.hide_firsts(terminalreporter.stats)  # GroupedFailures shows them
+
+
+class GroupedFailures:
+    """Around pytest's terminal summary: entries failed by one error shown as one group."""
+
+    def __init__(self, run: ActiveRun) -> None:
+        self.run = run
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)  # outside the terminal reporter's wrapper
+    def pytest_terminal_summary(self, terminalreporter: Any) -> Generator[None, None, None]:
+        groups = self.run.failure_groups
+        errors = (r["error"] for r in self.run.state.records.values() if r["error"])
+        groups.hold(terminalreporter.stats, errors)
+        try:
+            return (yield)
+        finally:
+            lines = groups.short_lines()
+            if lines and terminalreporter.hasopt("f"):
+                stats, chars = terminalreporter.stats, terminalreporter.reportchars
+                if not pytest_wrote_summary(stats, chars):
+                    terminalreporter.write_sep("=", "short test summary info", cyan=True)
+                for nodeid, reason in lines:
+                    terminalreporter.write("FAILED", red=True)
+                    terminalreporter.write_line(f" {nodeid} - {reason}")
+            groups.release(terminalreporter.stats)
 
 
 class XdistHooks:

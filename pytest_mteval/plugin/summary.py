@@ -11,9 +11,25 @@ from pytest_mteval.plugin.gate_item import baseline_note
 from pytest_mteval.plugin.session_end import Evaluation
 from pytest_mteval.reports.terminal import summary_lines
 from pytest_mteval.run.dry_run import estimate_lines
+from pytest_mteval.terminal_text import printable
 
 
-def write_summary(run: Evaluation, terminalreporter: Any, xdist_advice: str | None = None) -> None:
+class _PrintableReporter:
+    """pytest's terminal reporter, with every line's control characters escaped."""
+
+    def __init__(self, reporter: Any) -> None:
+        self._reporter = reporter
+
+    def write_line(self, line: str, **markup: bool) -> None:
+        self._reporter.write_line(printable(line, lines=False), **markup)
+
+    def section(self, title: str, **markup: bool) -> None:
+        self._reporter.section(printable(title, lines=False), **markup)
+
+
+def write_summary(run: Evaluation, reporter: Any, xdist_advice: str | None = None) -> None:
+    """The sections; card strings and predictions are shown, never obeyed by the terminal."""
+    terminalreporter = _PrintableReporter(reporter)
     if run.estimate is not None:
         terminalreporter.section("mteval dry run")
         for line in estimate_lines(run.estimate):
@@ -24,11 +40,13 @@ def write_summary(run: Evaluation, terminalreporter: Any, xdist_advice: str | No
     if finished is None:
         return
     terminalreporter.section("mteval")
-    for line in summary_lines(finished.card, finished.card_path):
+    settings = run.state.settings
+    had = {"html": settings.html is not None, "update_baseline": settings.update_baseline}
+    given = [name for name, on in had.items() if on]  # the next step does not repeat them
+    for line in summary_lines(finished.card, finished.card_path, given):
         terminalreporter.write_line(line)
     if xdist_advice is not None:  # -n made the run slower (reports/parallel_advice.py)
         terminalreporter.write_line(f"xdist            {xdist_advice}", yellow=True)
-    settings = run.state.settings
     if run.history_lines:
         compared = bool(settings.compare)
         terminalreporter.section("mteval compare" if compared else "mteval history")

@@ -2,10 +2,10 @@
 cards (``board_rules.py``: track, corpus version, profile, composite metrics), with the ranks
 a card could hold given the confidence intervals.
 
-Official (gold-standard, complete, sandboxed) boards come first. Partial, interrupted or
-incomplete cards are listed apart with the reason, never ranked; class X cards are left out
-(counted in a note). A card that does not verify (schema, fingerprint, hash) is refused with
-the reason.
+Official (gold-standard, complete, sandboxed) boards come first. A card the one ranking rule
+(``board_rules.ranking_reasons``) does not rank is listed apart under "Not ranked" with the
+reason; class X cards are left out (counted in a note). A card that does not verify (schema,
+fingerprint, hash) is refused with the reason.
 """
 
 from __future__ import annotations
@@ -19,18 +19,26 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.card_view import CardView
 from pytest_mteval.cards.foreign_view import read_verified
-from pytest_mteval.cards.verification_tier import SIDECAR_SUFFIX, verification_tiers
+from pytest_mteval.cards.verification_tier import (
+    SIDECAR_SUFFIX,
+    TrustRoots,
+    honoured_parents,
+    shown_quality_tier,
+    verification_tiers,
+)
 from pytest_mteval.reports.board_rules import (
     OFFICIAL,
     BoardKey,
     board_key,
     board_order,
+    rank_spans,
+    ranking_reasons,
     unlisted,
-    why_not_ranked,
 )
 from pytest_mteval.reports.domain_slice import domain_slice
 from pytest_mteval.reports.method_columns import checked_class, method_columns
-from pytest_mteval.reports.validation_records import extended_parents, human_validation
+from pytest_mteval.reports.segment_views import segment_views
+from pytest_mteval.reports.validation_records import review_verdict
 from pytest_mteval.scoring import composite as scoring
 
 PROXY_NOTE = (
@@ -67,7 +75,9 @@ class Row:
     date: str
     entries: int
     corpus: str = ""
-    #: Why the card is listed apart, not ranked (``board_rules.why_not_ranked``).
+    #: The segment the row's scores are of ("" when the card records none).
+    segment: str = ""
+    #: Why the card is listed apart, not ranked (``board_rules.ranking_reasons``).
     not_ranked: str = ""
     rank_low: int = 0
     rank_high: int = 0
@@ -120,6 +130,8 @@ class Board:
 
     def title(self) -> str:
         where = f", domain {self.domain}" if self.domain else ""
+        if not self.official and self.key.segment not in ("", "development"):
+            where = f", segment {self.key.segment}{where}"
         track = "Official (gold standard)" if self.official else "Development"
         metrics = ", ".join(self.key.metrics) or "none"
         return (
@@ -134,7 +146,7 @@ class Leaderboard:
     boards: list[Board]
     refused: list[str]
     notes: list[str]
-    #: Verified cards listed apart, never ranked (partial, interrupted, incomplete).
+    #: Verified cards listed apart, never ranked (``board_rules.ranking_reasons``).
     not_ranked: list[Row] = field(default_factory=list)
 
 
@@ -156,9 +168,11 @@ def build(
     paths: Sequence[Path],
     domain: str | None = None,
     maintainer_keys: Sequence[Ed25519PublicKey] = (),
+    governance_keys: Sequence[Ed25519PublicKey] = (),
 ) -> Leaderboard:
-    """Verify, group and rank the cards at ``paths``; ``domain`` ranks on one domain; a
-    reproduction counts only signed by one of ``maintainer_keys`` (spec §9.4)."""
+    """Verify, group and rank the cards at ``paths``; ``domain`` ranks on one domain; tiers
+    come from the keys given only (spec §9.4, ``verification_tier.py``)."""
+    roots = TrustRoots(maintainer=tuple(maintainer_keys), governance=tuple(governance_keys))
     cards: list[tuple[Path, CardView]] = []
     refused: list[str] = []
     notes: list[str] = []
@@ -169,17 +183,19 @@ def build(
             refused.append(f"REFUSED {exc}")
             continue
         cards.append((path, card))
-    parents = extended_parents([card for _, card in cards])
+    verdicts = [review_verdict(card, path, roots) for path, card in cards]
+    parents = honoured_parents(verdicts)
     for path, card in cards:
         if card.run_card_hash in parents:
             notes.append(f"{path}: left out, a card on the board extends it with its review")
-    cards = [(path, card) for path, card in cards if card.run_card_hash not in parents]
-    validations = []
-    for path, card in cards:
-        record, problem = human_validation(card, path)
-        validations.append(record)
-        if problem:
-            notes.append(f"human validation ignored: {problem}")
+    kept_cards = [
+        (pc, v) for pc, v in zip(cards, verdicts, strict=True) if pc[1].run_card_hash not in parents
+    ]
+    cards = [pc for pc, _ in kept_cards]
+    validations = [v for _, v in kept_cards]
+    for verdict in validations:
+        if verdict is not None and not verdict.honoured:
+            notes.append(f"human validation ignored: {verdict.reason}")
     closed = [c for c in cards if unlisted(c[1])]
     if closed:
         notes.append(
@@ -189,15 +205,23 @@ def build(
     kept = [(pc, v) for pc, v in zip(cards, validations, strict=True) if not unlisted(pc[1])]
     if not maintainer_keys:
         notes.append("no maintainer key given (--maintainer-key): no card is maintainer-verified")
-    tiers = verification_tiers([c.raw for (_, c), _ in kept], [v for _, v in kept], maintainer_keys)
+    tiers = verification_tiers([c.raw for (_, c), _ in kept], [v for _, v in kept], roots)
     boards: dict[BoardKey, Board] = {}
     apart: list[Row] = []
-    for ((path, card), _), tier in zip(kept, tiers, strict=True):
+    # a run mixing segments is ranked per segment: each segment's view is one listing
+    views = [
+        (path, whole, view, verdict, tier)
+        for ((path, whole), verdict), tier in zip(kept, tiers, strict=True)
+        for view in segment_views(whole)
+    ]
+    reasons = ranking_reasons([(str(path), view) for path, _, view, _, _ in views])
+    for (path, whole, card, verdict, tier), reason in zip(views, reasons, strict=True):
         row = _row(path, card, tier.name, tier.reason, domain)
         if row is None:
             notes.append(f"{path}: no entry of domain {domain!r}, left out")
             continue
-        reason = why_not_ranked(card)
+        if card is whole and card.foreign is None:  # "(community validated)" only when earned
+            row.quality_tier = shown_quality_tier(card.raw, verdict)
         if reason is not None:
             row.not_ranked = reason
             apart.append(row)
@@ -215,19 +239,10 @@ def build(
 
 def rank(rows: list[Row]) -> None:
     """Sort by composite (unscored last) and give each row the span of ranks its interval
-    allows: above it only the rows whose whole interval lies above its own, below it only
-    those whose interval lies wholly below. Overlapping intervals are ties."""
+    allows (``board_rules.rank_spans``): overlapping intervals are ties."""
     rows.sort(key=lambda r: (r.composite is None, -(r.composite or 0.0), r.method, r.run_id))
-    spans = [_span(r) for r in rows]
-    for row, (low, high) in zip(rows, spans, strict=True):
-        if low is None or high is None:
-            row.rank_low = row.rank_high = len(rows)  # unscored: shares the last place
-            continue
-        surely_better = sum(1 for lo, _ in spans if lo is not None and lo > high)
-        surely_worse = sum(1 for _, hi in spans if hi is not None and hi < low)
-        unscored = sum(1 for lo, _ in spans if lo is None)
-        row.rank_low = 1 + surely_better
-        row.rank_high = len(rows) - surely_worse - unscored
+    for row, (low, high) in zip(rows, rank_spans([_span(r) for r in rows]), strict=True):
+        row.rank_low, row.rank_high = low, high
 
 
 def tell_apart(rows: list[Row]) -> None:
@@ -300,4 +315,5 @@ def _row(path: Path, card: CardView, tier: str, reason: str, domain: str | None)
         entries=int(card.dataset.entry_count),
         corpus=f"{card.dataset.id} v{card.dataset.version}",
         **method_columns(card),
+        segment="+".join(card.dataset.covered_segments or ()),
     )

@@ -114,10 +114,10 @@ def _apart_cells(row: Row) -> list[str]:
 
 
 def _md_not_ranked(rows: list[Row]) -> list[str]:
-    """Partial, interrupted or incomplete cards: listed with their reason, never ranked."""
+    """The cards the ranking rule leaves out (board_rules.py): each with its reason."""
     if not rows:
         return []
-    lines = ["## Not ranked: partial, interrupted or incomplete runs", ""]
+    lines = ["## Not ranked", ""]
     lines += [_md_row(list(APART_COLUMNS)), "|" + "|".join("---" for _ in APART_COLUMNS) + "|"]
     for row in rows:
         lines.append(_md_row([md_text(c) for c in [*_apart_cells(row), row.not_ranked]]))

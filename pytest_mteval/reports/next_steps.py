@@ -6,7 +6,11 @@ says what they are, and one line names the command a person most likely wants af
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from pytest_mteval.cards.card_view import CardView, ShownScores
+from pytest_mteval.metrics import catalog
+from pytest_mteval.scoring.composite import weights
 
 
 def legend(scores: ShownScores) -> str | None:
@@ -20,22 +24,46 @@ def legend(scores: ShownScores) -> str | None:
     }.get(str(profile), f"profile {profile}")
     return (
         f"composite: 0-1, higher is better, a weighted mean of the metrics ({which}; "
-        "weights in docs/SCORING.md); in 'by' rows n = entries, chrF = chrF++, c = composite"
+        f"weights {_weights(str(profile))}); in 'by' rows n = entries, chrF = chrF++, "
+        "c = composite"
     )
 
 
-def next_step(card: CardView) -> str:
-    """The command most likely wanted after this run."""
+def _weights(profile: str) -> str:
+    """The profile's weights in the terminal's labels: a pip install has no docs folder."""
+    try:
+        table = weights(profile)
+    except (KeyError, ValueError):
+        return "as the card's scoring profile says"
+    shown = []
+    for name, weight in table.items():
+        definition = catalog.get(name)
+        shown.append(f"{definition.label if definition else name} {weight:g}")
+    return ", ".join(shown)
+
+
+def next_step(card: CardView, given: Collection[str] = ()) -> str:
+    """The command most likely wanted after this run, leaving out the options it had
+    (``given``: ``html``, ``update_baseline``)."""
     errors = int(card.scores.errors or 0)
+    if errors == 1:
+        return (
+            "1 entry failed: its report is above; rerun only it with --lf "
+            "(translations that worked come from the cache)"
+        )
     if errors:
         return (
             f"{errors} entries failed: their reports are above; rerun only them with --lf "
             "(translations that worked come from the cache)"
         )
+    page = [] if "html" in given else ["a page of this run: --mteval-html=report.html"]
     if card.gate is None or card.gate.baseline is None:
-        return (
+        if "update_baseline" in given:
+            kept = "gate later runs against the baseline this run kept: --mteval-baseline=PATH"
+            return "; ".join([kept, *page])
+        keep = (
             "keep this run as the baseline to gate later runs against: "
-            "--mteval-baseline=.mteval/baseline.json --mteval-update-baseline; "
-            "a page of this run: --mteval-html=report.html"
+            "--mteval-baseline=.mteval/baseline.json --mteval-update-baseline"
         )
-    return "compare in detail: mteval compare <baseline> latest; a page: --mteval-html=report.html"
+        return "; ".join([keep, *page])
+    return "; ".join(["compare in detail: mteval compare <baseline> latest", *page])

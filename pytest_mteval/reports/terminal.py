@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from pytest_mteval.cards.card_view import CardView, DatasetView, ShownScores, view_of
@@ -10,6 +10,7 @@ from pytest_mteval.cards.runcard import built
 from pytest_mteval.corpus import describe_reference_quality
 from pytest_mteval.metrics import catalog
 from pytest_mteval.reports.next_steps import legend, next_step
+from pytest_mteval.terminal_text import printable
 
 
 def _label(name: str) -> str:
@@ -24,6 +25,12 @@ def _digits(name: str) -> int:
 
 def _num(value: Any, digits: int = 2, suffix: str = "") -> str:
     return "-" if value is None else f"{value:.{digits}f}{suffix}"
+
+
+def _shown(scores: ShownScores, key: str) -> str:
+    """A metric's value, saying so where lower is better (TER, code-switching...)."""
+    text = _with_interval(scores, key, _digits(key))
+    return f"{text}  (lower is better)" if catalog.lower_is_better(key) else text
 
 
 def _with_interval(scores: ShownScores, key: str, digits: int) -> str:
@@ -49,14 +56,15 @@ def _reference_row(dataset: DatasetView) -> list[tuple[str, str]]:
     return [] if line is None else [("reference", line)]
 
 
-def summary_lines(card: Mapping[str, Any], path: str) -> list[str]:
+def summary_lines(card: Mapping[str, Any], path: str, given: Collection[str] = ()) -> list[str]:
     """The lines of the summary table for the run card just written (its JSON; checked as
     before sealing, so it is the model every other reader reads)."""
-    return view_lines(view_of(built(card), card), path)
+    return view_lines(view_of(built(card), card), path, given)
 
 
-def view_lines(card: CardView, path: str) -> list[str]:
-    """The lines of the summary table for a verified run card, ours or foreign."""
+def view_lines(card: CardView, path: str, given: Collection[str] = ()) -> list[str]:
+    """The lines of the summary table for a verified run card, ours or foreign; ``given``:
+    the run's options its next step leaves out (``next_steps.next_step``)."""
     s = card.scores
     d = card.dataset
     if card.method is None:
@@ -67,12 +75,12 @@ def view_lines(card: CardView, path: str) -> list[str]:
         *_reference_row(d),
         ("method", f"{card.method.name}  model {card.model_slug}"),
         ("errors", str(s.errors)),
-        *((_label(key), _with_interval(s, key, _digits(key))) for key in catalog.shown("always")),
+        *((_label(key), _shown(s, key)) for key in catalog.shown("always")),
         ("latency p50/p95", latency),
     ]
     for key in catalog.shown("when_measured"):  # each under its definition's label
         if s.value(key) is not None:
-            rows.append((_label(key), _with_interval(s, key, _digits(key))))
+            rows.append((_label(key), _shown(s, key)))
     if s.composite is not None:
         rows.append((f"composite ({s.scoring_profile})", _with_interval(s, "composite", 3)))
     if s.quality_tier:
@@ -91,6 +99,6 @@ def view_lines(card: CardView, path: str) -> list[str]:
     meaning = legend(s)
     if meaning is not None:
         rows.append(("legend", meaning))
-    rows.append(("next", next_step(card)))
+    rows.append(("next", next_step(card, given)))
     width = max(len(label) for label, _ in rows)
-    return [f"{label:<{width}}  {value}" for label, value in rows]
+    return [printable(f"{label:<{width}}  {value}", lines=False) for label, value in rows]

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_mteval.cards import runcard
+from pytest_mteval.cards.verification_tier import VALIDATED_LABEL
 from pytest_mteval.review.sample import SampleError, answered_rows, draw, drawing_hash
 from pytest_mteval.scoring.composite import CANDIDATE_LABEL
 
-VALIDATED_SUFFIX: Final = " (community validated)"
+VALIDATED_SUFFIX: Final = f" {VALIDATED_LABEL}"
 #: Ratings that say "usable" (spec §7.2: bilingual speakers agree the output is usable).
 USABLE: Final = frozenset({"acceptable", "excellent"})
 
@@ -112,6 +113,8 @@ def _sample_problem(block: Mapping[str, Any], parent: Mapping[str, Any]) -> str 
         drawn = draw(parent, size, seed)
     except SampleError as exc:
         return f"sample: {exc}"
+    if recorded.get("drawn_from", drawn.card_hash) != drawn.card_hash:
+        return "sample: drawn_from is not the hash the parent's sample is drawn with"
     if entries != drawn.entry_ids() or recorded.get("sample_id") != drawn.sample_id:
         return f"sample: not the entries drawn from the parent with size {size}, seed {seed}"
     if not set(per_entry) <= set(entries):

@@ -12,6 +12,11 @@ Reviewers are recorded as pseudonymous ids (a hash of the name, compared and has
 form ``names`` gives it, salted with the parent's hash); how their ratings combine
 and how agreement is measured is in ``agreement``; the chain and the tier it earns are in
 ``chain``.
+
+The record is signed by the governance organisation's key (``VALIDATION_DOMAIN``, over the
+whole record: the parent's hash, the sample and the ratings); only a signed record earns a tier.
+A secret run's card has no text to check the reviewers' rows against, so its sample came
+sealed: its card must be signed by a key the governance trusts (its own or one given).
 """
 
 from __future__ import annotations
@@ -22,12 +27,16 @@ import io
 import math
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.card_model import RunCard
+from pytest_mteval.cards.signing import sign
+from pytest_mteval.cards.verification_tier import VALIDATION_DOMAIN, TrustRoots, signer_among
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.json_files import read_bytes
 from pytest_mteval.review import sample_record
@@ -48,6 +57,17 @@ _REQUIRED: Final = ("sample_id", "entry_id", "reviewer", "rating")
 
 class ReviewError(MtevalError):
     """Ratings or a card that cannot be ingested; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Signer:
+    """The governance key that signs the record, and the keys a secret card may be signed by."""
+
+    key: Ed25519PrivateKey
+    roots: TrustRoots = field(default_factory=TrustRoots)
+
+    def card_keys(self) -> tuple[Any, ...]:
+        return (self.key.public_key(), *self.roots.maintainer, *self.roots.governance)
 
 
 @dataclass(frozen=True)
@@ -227,10 +247,11 @@ def ingest(
     rating_paths: Sequence[Path],
     threshold: Threshold,
     today: str,
-    sample_path: Path | None = None,
+    sample_path: Path | None,
+    signer: Signer,
 ) -> dict[str, Any]:
     """Verify the card, read the sample record and every reviewer's file, and return the
-    new sealed card (its JSON extended: the new card's hash chain is of that)."""
+    new sealed card with its signed record (its JSON extended: the new hash chain is of that)."""
     card = runcard.load(card_path)
     model = runcard.verify(card, card_path)
     if "human_validation" in model.model_fields_set:
@@ -239,11 +260,20 @@ def ingest(
         )
     if not rating_paths:
         raise ReviewError("no ratings file given")
+    withheld = bool((model.extra("redaction") or {}).get("text_withheld"))
+    if withheld and signer_among(card, signer.card_keys()) is None:
+        raise ReviewError(
+            f"{card_path}: a secret run's card must be signed by the governance key or one "
+            "given with --maintainer-key/--governance-key: its sample came sealed, and only "
+            "a trusted card vouches for it"
+        )
     try:
         path = sample_path or sample_record.find(card_path, card)
         sample = sample_record.read(path, card, threshold.min_entries)
     except sample_record.SampleRecordError as exc:
         raise ReviewError(str(exc)) from None
     reviews = [read_review(path, sample, model) for path in rating_paths]
+    if withheld and (card.get("review_sample") or {}).get("sample_id") != sample.sample_id:
+        raise ReviewError(f"{card_path}: field 'review_sample.sample_id': not the sample rated")
     block = validation_block(model, sample, reviews, threshold, today)
-    return extend(card, block)
+    return extend(card, sign(block, signer.key, VALIDATION_DOMAIN))

@@ -1,8 +1,10 @@
 """Draw the review sample of a run card: stratified by difficulty tier, seeded, reproducible.
 
-The sample is a pure function of the card's hash, its results, ``n`` and the seed, all of
-which the sample id names (``<hash12>-n50-s12345``): ingestion re-draws it from the card and
-checks the reviewers' rows against it, so no separate file can drift from what was reviewed.
+The sample is a pure function of the card's hash, its results and ``n``: the seed is not a
+choice but derived from the hash (``verification_tier.review_seed``), so nobody can try seeds
+until the sample flatters a method. The sample id names all three (``<hash12>-n50-s<seed>``):
+ingestion re-draws it from the card and checks the reviewers' rows against it, so no separate
+file can drift from what was reviewed. A record drawn with another seed earns nothing.
 A secret run's card carries no text, but its rows keep ids, difficulties and scores, so the
 same draw picks the same entries from it; their texts are in the sample the harness sealed to
 the steward (``sealed_sample``), whose block the card gets after the draw (``drawing_hash``).
@@ -22,9 +24,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from pytest_mteval.cards.runcard import card_hash
+from pytest_mteval.cards.verification_tier import review_seed
 from pytest_mteval.errors import MtevalError
 
-DEFAULT_SEED: Final = 12345
 DEFAULT_SIZE: Final = 50
 _SAMPLE_ID: Final = re.compile(r"^(?P<hash>[0-9a-f]{12})-n(?P<n>[0-9]+)-s(?P<seed>-?[0-9]+)$")
 
@@ -62,6 +64,7 @@ class Sample:
             "sample_id": self.sample_id,
             "size": self.size,
             "seed": self.seed,
+            "drawn_from": self.card_hash,
             "stratified_by": self.stratified_by,
             "strata": self.strata,
             "entry_ids": self.entry_ids(),
@@ -107,13 +110,16 @@ def drawing_hash(card: Mapping[str, Any]) -> str:
     return basis
 
 
-def draw(card: Mapping[str, Any], size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> Sample:
-    """The sample of ``size`` answered entries (all of them when the run has fewer)."""
+def draw(card: Mapping[str, Any], size: int = DEFAULT_SIZE, seed: int | None = None) -> Sample:
+    """The sample of ``size`` answered entries (all of them when the run has fewer), drawn
+    with the seed the card's hash fixes; ``seed`` re-draws an old record's sample only."""
     if size < 1:
         raise SampleError(f"a sample needs at least one entry, not {size}")
     if not re.fullmatch(r"[0-9a-f]{64}", str(card.get("run_card_hash") or "")):
         raise SampleError("the card has no run_card_hash: seal (and verify) it first")
     card_hash = drawing_hash(card)
+    if seed is None:
+        seed = review_seed(card_hash)
     rows = answered_rows(card)
     if not rows:
         raise SampleError("the card has no translated entry to review")

@@ -4,8 +4,9 @@ only thing ``mteval review ingest`` takes the sample from.
 A ratings file names a sample id, but it does not get to choose the sample: the record fixes
 the card's hash, the size and the seed, ingest re-draws the sample from the card with them and
 checks the record's entries against the draw (so a record cannot pick its entries either),
-and a sample smaller than the threshold's entries is refused when drawn and when ingested
-(so ``-n 1`` cannot stand for a review). Coverage is counted against the recorded size.
+the seed must be the one the card's hash fixes, and a sample smaller than the threshold's
+entries is refused when drawn and when ingested (so ``-n 1`` cannot stand for a review).
+Coverage is counted against the recorded size.
 The record's ``card_hash`` is the hash the sample was drawn with (``sample.drawing_hash``):
 the card's own, or, on a secret run's card, its hash before the sealed sample was recorded.
 """
@@ -17,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from pytest_mteval.cards.verification_tier import review_seed
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.json_files import read_json
 from pytest_mteval.review.chain import minimum_size
@@ -81,6 +83,11 @@ def read(path: Path, card: Mapping[str, Any], min_entries: int) -> Sample:
             f"{card_hash[:12]}..."
         )
     size, seed = _integer(path, raw, "size"), _integer(path, raw, "seed")
+    if seed != review_seed(card_hash):
+        raise SampleRecordError(
+            f"{path}: field 'seed': {seed} is not the seed the card's hash fixes "
+            f"({review_seed(card_hash)}); a review sample's seed is never chosen"
+        )
     needed = minimum_size(card, min_entries)
     if size < needed:
         raise SampleRecordError(

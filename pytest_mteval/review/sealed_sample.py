@@ -10,6 +10,11 @@ again, so ``drawing_hash`` finds the draw's hash by leaving the block out). The 
 nowhere else: not the card, the terminal, the cache or the logs. The steward opens the file
 with ``mteval review open`` into the usual sheets, and ``mteval review ingest`` checks the
 ratings against the gold card's own draw.
+
+Anyone holding the steward's PUBLIC key can seal a file to it, so a sealed file proves
+nothing by itself: ``review open`` takes it only with the card that names it, signed by a key
+the steward trusts (the card's signature covers its ``review_sample`` block), and checks that
+what it holds is that card's own draw (``check_opened``).
 """
 
 from __future__ import annotations
@@ -24,10 +29,17 @@ from typing import Any, Final
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
 from pytest_mteval.cards.runcard import seal
-from pytest_mteval.json_files import read_bytes
+from pytest_mteval.json_files import parse_json, read_bytes
 from pytest_mteval.review import sample_record
 from pytest_mteval.review.chain import minimum_size
-from pytest_mteval.review.sample import DEFAULT_SEED, DEFAULT_SIZE, Item, Sample, SampleError, draw
+from pytest_mteval.review.sample import (
+    DEFAULT_SIZE,
+    Item,
+    Sample,
+    SampleError,
+    draw,
+    drawing_hash,
+)
 from pytest_mteval.review.sealed_box import (
     SCHEME,
     SealedBoxError,
@@ -62,7 +74,7 @@ def seal_review_sample(
                 f"--mteval-review-sample-size {size}: a review sample needs at least {needed} "
                 "entries to validate the card"
             )
-        drawn = draw(card, size, DEFAULT_SEED)
+        drawn = draw(card, size)
         texts = {str(row.get("entry_id")): row for row in records}
         items = [
             Item(
@@ -113,7 +125,7 @@ def open_sample(path: Path, key: X25519PrivateKey) -> tuple[Sample, str, str | N
     """The sample sealed in ``path``, its title and run id; SealedBoxError in one line."""
     data = read_bytes(path, "sealed review sample", SealedBoxError)
     try:
-        document = json.loads(open_box(data, key, str(path)).decode("utf-8"))
+        document = parse_json(open_box(data, key, str(path)), str(path), SealedBoxError)
         if document.get("kind") != KIND:
             raise SealedBoxError(f"{path}: not a sealed review sample (kind {KIND!r})")
         kept = document["record"]
@@ -145,3 +157,28 @@ def check_against_card(path: Path, card: Mapping[str, Any]) -> None:
             f"{path}: sha256 {digest[:12]}… is not the card's review_sample.sha256 "
             f"{str(block.get('sha256'))[:12]}…"
         )
+
+
+def check_opened(drawn: Sample, card: Mapping[str, Any], path: Path) -> None:
+    """What the sealed file holds is the card's own sample: drawn from its hash, with the
+    seed that hash fixes, of the entries that draw picks, under the id the card records."""
+    block = card.get("review_sample")
+    if not isinstance(block, Mapping):
+        raise SealedBoxError("the card records no sealed review sample (field 'review_sample')")
+    try:
+        basis = drawing_hash(card)
+        own = draw(card, drawn.size)
+    except SampleError as exc:
+        raise SealedBoxError(f"{path}: {exc}") from None
+    if drawn.card_hash != basis:
+        raise SealedBoxError(
+            f"{path}: field 'record.card_hash': drawn from card {drawn.card_hash[:12]}…, not "
+            f"this card {basis[:12]}…"
+        )
+    if drawn.sample_id != block.get("sample_id") or drawn.sample_id != own.sample_id:
+        raise SealedBoxError(
+            f"{path}: field 'record.sample_id': {drawn.sample_id!r} is not the card's own "
+            f"sample {own.sample_id}"
+        )
+    if drawn.entry_ids() != own.entry_ids():
+        raise SealedBoxError(f"{path}: items are not the entries the card's own draw picks")

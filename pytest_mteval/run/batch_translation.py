@@ -27,7 +27,7 @@ from pytest_mteval.methods.protocol import (
     RunConfig,
     TranslationMethod,
 )
-from pytest_mteval.run.method_traceback import describe
+from pytest_mteval.run.method_traceback import describe, raised
 from pytest_mteval.run.result_model import ResultProblem, cut_for_scoring, validate_result
 
 
@@ -110,7 +110,7 @@ def submit_batch(
         coro = method.translate([method_view(e) for e in entries], config)
         pending.future = runner.submit(coro, config.timeout_s)
     except Exception as exc:
-        pending.failure = f"method raised {type(exc).__name__}: {exc}"
+        pending.failure = raised(exc)
         pending.traceback = describe(exc)
     return pending
 
@@ -134,8 +134,7 @@ def collect_batch(
         message = f"timeout: method did not return within {pending.timeout_s:g}s"
         return _all_failed(entries, message), []
     except Exception as exc:
-        message = f"method raised {type(exc).__name__}: {exc}"
-        return _all_failed(entries, message, describe(exc)), []
+        return _all_failed(entries, raised(exc), describe(exc)), []
     return check_results(entries, raw, time.perf_counter() - pending.started)
 
 

@@ -4,8 +4,8 @@ The harness forks helpers of its own (the scorer process, the word-frequency pre
 holds what the harness holds (the corpus, references included), so each child is made the
 same way. It cannot be read by another process of the user (not dumpable, as the harness is
 once its runner starts: run/hardening.py), keeps no descriptor but its pipe (a runner's pipes
-stay the harness's alone), ignores Ctrl-C (the harness ends it), never collects the parent's
-objects (no finalizer of theirs runs twice) but collects its own, and leaves with
+stay the harness's alone), ignores Ctrl-C and SIGTERM (the harness ends it), never collects
+the parent's objects (no finalizer of theirs runs twice) but collects its own, and leaves with
 ``os._exit`` whatever happens, so that no pytest code of the parent runs in it.
 """
 
@@ -56,6 +56,7 @@ def _run(pipe: Connection, body: Callable[[Connection], None]) -> None:  # pragm
         gc.freeze()
         gc.enable()  # forked while the harness starts a run, when its collection is paused
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # CI's SIGTERM too: the harness ends it
         keep = pipe.fileno()
         os.closerange(3, keep)
         os.closerange(keep + 1, _max_fd())

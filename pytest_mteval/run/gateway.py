@@ -42,9 +42,11 @@ from pytest_mteval.run.gateway_http import (
     MAX_BODY_BYTES,
     Incoming,
     closing,
+    discard_rest,
     error,
     framed,
     read_request,
+    too_large,
 )
 from pytest_mteval.run.gateway_request import MAX_TOKENS_CAP, BadRequest, parse_request
 from pytest_mteval.run.gateway_secrets import KeyFilter
@@ -192,6 +194,8 @@ class Gateway:
                 return
             if incoming.refusal is not None:
                 await self._send(writer, closing(*self._refuse(incoming, incoming.refusal)))
+                if too_large(incoming.refusal):  # the client may still be sending its body
+                    await discard_rest(reader, self.config.idle_timeout_s)
                 return
             status, payload = await self._answer(incoming)
             if status == 429:

@@ -16,6 +16,9 @@ import h11
 MAX_BODY_BYTES = 8 * 1024 * 1024
 #: What the audit log keeps of a refused request's body.
 LOGGED_HEAD_BYTES = 512
+#: After a 413, what is read and thrown away so that a client still sending its body can
+#: finish and read the answer (a close with unread data would reset the connection).
+MAX_DISCARDED_BYTES = 8 * MAX_BODY_BYTES
 
 
 @dataclass
@@ -89,6 +92,25 @@ async def read_request(
     incoming.body = bytes(body[:LOGGED_HEAD_BYTES])
     incoming.size = incoming.size or len(body)
     return incoming
+
+
+async def discard_rest(reader: asyncio.StreamReader, timeout_s: float) -> None:
+    """Read and drop what the client still sends, up to a bound, until it stops or closes:
+    a lingering close, so the answer already written reaches a client still writing."""
+    left = MAX_DISCARDED_BYTES
+    try:
+        async with asyncio.timeout(timeout_s):
+            while left > 0:
+                data = await reader.read(min(65536, left))
+                if not data:
+                    return
+                left -= len(data)
+    except (TimeoutError, ConnectionError):
+        return
+
+
+def too_large(refusal: tuple[int, bytes]) -> bool:
+    return refusal[0] == 413
 
 
 def _content_length(request: h11.Request) -> int | None:

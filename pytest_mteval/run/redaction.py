@@ -31,7 +31,7 @@ SECRET_SEGMENTS: Final = frozenset({"gold_standard", "held_out"})
 #: Row fields whose text is the corpus's or the method's, set to null.
 TEXT_FIELDS: Final = ("source", "expected", "raw_predicted", "predicted")
 #: Row fields that hold labels from the corpus envelope, not its text: kept.
-LABEL_FIELDS: Final = frozenset({"entry_id", "segment", "domain", "provenance"})
+LABEL_FIELDS: Final = frozenset({"entry_id", "segment", "domain", "difficulty", "provenance"})
 #: Row fields holding a verdict word chosen by harness code: kept when a short word.
 VERDICT_FIELDS: Final = frozenset({"semantic_verdict"})
 WITHHELD_ERROR: Final = "error (message withheld: secret run)"

@@ -20,6 +20,7 @@ from typing import Any, BinaryIO
 from pytest_mteval.methods.protocol import RunConfig, TranslationMethod
 from pytest_mteval.run.method_ref import build_method, describe
 from pytest_mteval.run.method_traceback import describe as describe_traceback
+from pytest_mteval.run.method_traceback import raised
 from pytest_mteval.run.runner_protocol import PROTOCOL_VERSION, ProtocolError, encode, read_message
 
 
@@ -130,7 +131,7 @@ class _Runner:
                 else f"timeout: method did not return within {timeout_s:g}s"
             )
         except BaseException as exc:  # SystemExit, KeyboardInterrupt too: they end one batch
-            reply["error"] = f"method raised {type(exc).__name__}: {exc}"
+            reply["error"] = raised(exc)
             reply["traceback"] = describe_traceback(exc)
         else:
             if isinstance(raw, list):

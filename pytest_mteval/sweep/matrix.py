@@ -2,7 +2,9 @@
 naive baseline against an engineered method (§6.3), and the entries every run fails.
 
 Reads a sweep's folder (its ``sweep.json`` names each run's axis values) or any run cards;
-every card is verified before a number of it is shown.
+every card is verified before a number of it is shown. Only the runs the one ranking rule ranks
+(``reports/board_rules.py``) are ranked; the others are listed under "Not ranked" with the
+reason. Each run shows its flags and how many of its texts came from the translation cache.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from typing import Any
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.card_model import RunCard, Scores, score
+from pytest_mteval.cards.card_view import view_of
 from pytest_mteval.cards.comparable_card import from_card
 from pytest_mteval.cards.compare import compare_runs
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.json_files import read_json
+from pytest_mteval.reports.board_rules import rank_spans, rank_text, ranking_reasons
 from pytest_mteval.reports.markdown import md_text
 from pytest_mteval.scoring.gate_options import GateOptions
 from pytest_mteval.scoring.paired_comparison import COMPOSITE
@@ -196,17 +200,21 @@ def _natural(key: str) -> tuple[int, str]:
 
 
 def method_vs_best_baseline(rows: Sequence[MatrixRow], method: str) -> list[str]:
-    """§6.3: the chosen run against the best naive baseline, with a paired significance test."""
+    """§6.3: the chosen run against the best naive baseline, with a paired significance test.
+
+    Only a ranked baseline is a bar (``ranked_and_not``): a degenerate one's score is no bar.
+    """
     chosen = next((row for row in rows if row.label == method), None)
     if chosen is None:
         return [f"no run labelled {method!r}"]
+    ranked, apart = ranked_and_not(rows)
     baselines = [
         r
-        for r in rows
+        for r in ranked
         if r is not chosen and r.method_class in BASELINE_CLASSES and r.scores.composite is not None
     ]
     if not baselines:
-        return ["no naive baseline (method class raw-llm) among the other runs"]
+        return ["no ranked naive baseline (method class raw-llm) among the other runs"]
     best = max(baselines, key=lambda r: float(r.scores.composite or 0.0))
     comparison = compare_runs(
         from_card(best.card, str(best.path)),
@@ -223,10 +231,24 @@ def method_vs_best_baseline(rows: Sequence[MatrixRow], method: str) -> list[str]
     ci = "" if lower is None or upper is None else f", 95% CI [{lower:+.4f}, {upper:+.4f}]"
     p = "" if measure.p_value is None else f", paired bootstrap p = {measure.p_value:.3f}"
     verdict = "beats" if delta > 0 and (measure.p_value or 1) < 0.05 else "does not beat"
+    unranked = next((reason for row, reason in apart if row is chosen), None)
+    note = [] if unranked is None else [f"{method} itself is not ranked: {md_text(unranked)}"]
     return [
         f"{method} {verdict} the best baseline {best.label}: composite "
-        f"{now:.4f} vs {base:.4f} (delta {delta:+.4f}{ci}{p})"
+        f"{now:.4f} vs {base:.4f} (delta {delta:+.4f}{ci}{p})",
+        *note,
     ]
+
+
+def ranked_and_not(
+    rows: Sequence[MatrixRow],
+) -> tuple[list[MatrixRow], list[tuple[MatrixRow, str]]]:
+    """The rows the ranking rule ranks, best first, and the others with their reason."""
+    reasons = ranking_reasons([(row.label, view_of(row.card, {})) for row in rows])
+    ranked = [row for row, reason in zip(rows, reasons, strict=True) if reason is None]
+    ranked.sort(key=lambda r: (r.scores.composite is None, -float(r.scores.composite or 0.0)))
+    apart = [(row, reason) for row, reason in zip(rows, reasons, strict=True) if reason]
+    return ranked, apart
 
 
 def matrix_markdown(
@@ -237,14 +259,25 @@ def matrix_markdown(
     """The whole matrix report as Markdown lines, of sources or of rows already verified."""
     rows = _source_rows(source)
     axes = sorted({axis for row in rows for axis in row.values if _varies(rows, axis)})
-    head = ["run", *axes, "composite [95% CI]", "chrF++", "FST acc.", "exact", "$/entry"]
-    head += ["latency p50", "tier"]
+    head = ["rank", "run", *axes, "composite [95% CI]", "chrF++", "FST acc.", "exact"]
+    head += ["$/entry", "latency p50", "tier", "flags", "cache"]
+    ranked, apart = ranked_and_not(rows)
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for row in sorted(rows, key=lambda r: -float(r.scores.composite or -1.0)):
-        lines.append("| " + " | ".join(_cells(row, axes)) + " |")
+    spans = rank_spans([_interval(row) for row in ranked])
+    for row, span in zip(ranked, spans, strict=True):
+        lines.append("| " + " | ".join([rank_text(span), *_cells(row, axes)]) + " |")
+    if not ranked:
+        lines = ["No run is ranked: each is listed under Not ranked with the reason."]
+    if apart:
+        lines += ["", "Not ranked (reports/board_rules.py):", ""]
+        apart_head = [*head, "why not ranked"]
+        lines += ["| " + " | ".join(apart_head) + " |", "|" + "---|" * len(apart_head)]
+        for row, reason in apart:
+            cells = ["–", *_cells(row, axes), md_text(reason)]
+            lines.append("| " + " | ".join(cells) + " |")
     means = axis_means(rows)
     if means:
-        lines += ["", "Mean composite per axis value:", ""]
+        lines += ["", "Mean composite per axis value (every run, ranked or not):", ""]
         for axis, by_value in means.items():
             shown = ", ".join(f"{md_text(value)} {mean:.4f}" for value, mean in by_value.items())
             lines.append(f"- {axis}: {shown}")
@@ -264,6 +297,34 @@ def _source_rows(source: Path | Sequence[Path] | Sequence[MatrixRow]) -> list[Ma
     if source and all(isinstance(item, MatrixRow) for item in source):
         return [item for item in source if isinstance(item, MatrixRow)]
     return load_rows([item for item in source if isinstance(item, Path)])
+
+
+def _interval(row: MatrixRow) -> tuple[float | None, float | None]:
+    """The composite's interval, or the composite itself where the card has none."""
+    composite = row.scores.composite
+    if composite is None:
+        return None, None
+    ci = (row.scores.confidence_intervals or {}).get("composite")
+    low = ci.lower if ci is not None and ci.lower is not None else composite
+    high = ci.upper if ci is not None and ci.upper is not None else composite
+    return float(low), float(high)
+
+
+def cache_text(card: RunCard) -> str:
+    """How many of the run's texts the translation cache served, as the matrix shows it."""
+    cache = card.cache
+    if cache is None:
+        return "not recorded"
+    if cache.get("method_fingerprint") is None:
+        return "off"
+    hits, total = int(cache.get("cache_hits") or 0), len(card.results)
+    return "none" if hits == 0 else "all cached" if hits >= total else f"{hits} of {total} cached"
+
+
+def flags_text(card: RunCard) -> str:
+    """The run's flag codes, with how many entries each names."""
+    shown = [f"{f.code} x{len(f.entry_ids)}" if f.entry_ids else f.code for f in card.flags or ()]
+    return ", ".join(shown) or "-"
 
 
 def _varies(rows: Iterable[MatrixRow], axis: str) -> bool:
@@ -287,6 +348,8 @@ def _cells(row: MatrixRow, axes: Sequence[str]) -> list[str]:
         "-" if per_entry is None else f"{per_entry:.5f}",
         _num(s.median_latency_seconds, 3),
         md_text(str(s.quality_tier or "-")),
+        md_text(flags_text(row.card)),
+        md_text(cache_text(row.card)),
     ]
 
 

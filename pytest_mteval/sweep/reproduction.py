@@ -27,6 +27,7 @@ from typing import Any, Final
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.code_identity import code_problem
+from pytest_mteval.cards.fingerprint import same_configuration
 from pytest_mteval.cards.verification_tier import REPRODUCTION_TOLERANCE
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.option_catalog import int_default
@@ -162,16 +163,16 @@ def reproduction_args(
 ) -> list[str]:
     """The pytest options that re-run ``card``'s configuration, cache off, with the
     maintainer's endpoint and key variable."""
-    method: Mapping[str, Any] = card.get("method") or {}
-    config: Mapping[str, Any] = method.get("run_config") or {}
-    dataset: Mapping[str, Any] = card["dataset"]
+    method = _object(card.get("method"), where, "method")
+    config = _object(method.get("run_config"), where, "method.run_config")
+    dataset = _object(card.get("dataset"), where, "dataset")
     corpus_path = corpus or (Path(str(dataset["path"])) if dataset.get("path") else None)
     if corpus_path is None or not corpus_path.is_file():
         raise ReproductionError(
             f"{where}: field 'dataset.path': corpus {corpus_path} not found (pass --corpus)"
         )
     name = config.get("method_dir") or method.get("name")
-    if not name:
+    if not isinstance(name, str) or not name:
         raise ReproductionError(f"{where}: field 'method.run_config.method_dir': not recorded")
     args = [f"--mteval-corpus={corpus_path}", f"--mteval-method={name}"]
     if config.get("model") is not None:
@@ -182,7 +183,13 @@ def reproduction_args(
         f"--mteval-batch-size={card.get('batch_size') or config.get('batch_size') or _BATCH_SIZE}",
     ]
     args += _endpoint_args(card, where, endpoint or MaintainerEndpoint())
-    for key, value in (config.get("method_args") or {}).items():
+    method_args = _object(config.get("method_args"), where, "method.run_config.method_args")
+    for key, value in method_args.items():
+        if not isinstance(value, str | int | float) or "\n" in f"{key}{value}":
+            raise ReproductionError(
+                f"{where}: field 'method.run_config.method_args.{key}': must be one line of "
+                f"text or a number, got {type(value).__name__}"
+            )
         if key in ("prices", "request_timeout_s", *ENDPOINT_ARGS):
             continue  # harness options (given again as options) and the maintainer's endpoint
         if value == REDACTED:
@@ -191,12 +198,32 @@ def reproduction_args(
                 "does not keep; re-run by hand with it"
             )
         args.append(f"--mteval-method-arg={key}={value}")
-    filters: Mapping[str, Any] = dataset.get("filters") or {}
+    filters = _object(dataset.get("filters"), where, "dataset.filters")
     for option in ("segment", "domain", "difficulty"):
-        args += [f"--mteval-{option}={value}" for value in filters.get(option) or ()]
-    if ((dataset.get("segments") or {}).get("held_out_activated")) is True:
+        values = filters.get(option) or []
+        if not isinstance(values, list) or not all(
+            isinstance(v, str | int) and not isinstance(v, bool) and "\n" not in str(v)
+            for v in values
+        ):
+            raise ReproductionError(
+                f"{where}: field 'dataset.filters.{option}': must be a list of names or numbers"
+            )
+        args += [f"--mteval-{option}={value}" for value in values]
+    segments = _object(dataset.get("segments"), where, "dataset.segments")
+    if segments.get("held_out_activated") is True:
         args.append("--mteval-activate-held-out")
     return [*args, "--mteval-no-cache", "-p", "no:cacheprovider", "-q"]
+
+
+def _object(value: Any, where: str, name: str) -> Mapping[str, Any]:
+    """A card's field that must be an object when present; ReproductionError naming it."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ReproductionError(
+            f"{where}: field {name!r}: must be an object, got {type(value).__name__}"
+        )
+    return value
 
 
 def reproduce(
@@ -237,7 +264,7 @@ def reproduce(
     result.problems = [
         f"repeat {i}: fingerprint differs from the card's (another configuration)"
         for i, other in enumerate(cards, 1)
-        if other.get("fingerprint") != card.get("fingerprint")
+        if not same_configuration(other, card)
     ]
     for number, other in enumerate(cards, 1):
         problem = code_problem(card, other)

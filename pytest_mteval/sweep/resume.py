@@ -10,11 +10,13 @@ judged anew and the sweep does not turn a failure into "reused".
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.card_model import RunCard
+from pytest_mteval.cards.fingerprint import card_fingerprint
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.json_files import read_json
 from pytest_mteval.run.entry_ledger import never_ran
 
 
@@ -27,7 +29,7 @@ def reusable_card(folder: Path, fingerprint: str | None, entries: int | None) ->
             card = runcard.read(path)
         except runcard.RunCardError:
             continue
-        if card.fingerprint == fingerprint and is_complete(card, entries):
+        if card_fingerprint(card) == fingerprint and is_complete(card, entries):
             return path
     return None
 
@@ -46,8 +48,8 @@ def failed_cards(index: Path) -> frozenset[str]:
     """The cards an earlier sweep's index (``sweep.json``) lists for runs that failed; none
     when there is no index or it cannot be read (then nothing is known to have failed)."""
     try:
-        runs = json.loads(index.read_text(encoding="utf-8")).get("runs")
-    except (OSError, ValueError, AttributeError):
+        runs = read_json(index, "sweep index").get("runs")
+    except (MtevalError, AttributeError):
         return frozenset()
     if not isinstance(runs, list):
         return frozenset()
