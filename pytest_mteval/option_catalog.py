@@ -255,6 +255,14 @@ OPTIONS: Final[tuple[OptionSpec, ...]] = (
         "allow-over-budget", "run a sweep whose estimated cost exceeds its budget", SWEEPS, "flag"
     ),
     OptionSpec(
+        "shard", "run only shard K of N of the sweep (a CI matrix job, an array task)", SWEEPS,
+        metavar="K/N", details="shares are fixed by the sweep file; `mteval matrix` merges them",
+    ),
+    OptionSpec(
+        "dask-scheduler", "run the sweep's combinations on this Dask cluster's workers", SWEEPS,
+        metavar="tcp://HOST:PORT", details="needs `pytest-mteval[cluster]`; see docs/sweeps.md",
+    ),
+    OptionSpec(
         "activate-held-out", "collect held_out entries (reserved, never used unless activated)",
         ENTRIES, "flag", details="spec §2.3",
     ),

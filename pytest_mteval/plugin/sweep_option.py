@@ -11,11 +11,20 @@ from collections.abc import Sequence
 import pytest
 
 from pytest_mteval.sweep.execute import SweepOptions, run_sweep
-from pytest_mteval.sweep.matrix import matrix_markdown
+from pytest_mteval.sweep.merge import gather, merged_markdown
 from pytest_mteval.sweep.plan import load_plan
+from pytest_mteval.sweep.shards import parse_shard, sharded
 
 #: Options of the outer invocation that belong to the sweep, not to its runs.
-_SWEEP_ONLY = ("--mteval-sweep", "--mteval-allow-over-budget", "--mteval-dry-run")
+_SWEEP_ONLY = (
+    "--mteval-sweep",
+    "--mteval-allow-over-budget",
+    "--mteval-dry-run",
+    "--mteval-shard",
+    "--mteval-dask-scheduler",
+)
+#: Those of them that take a value.
+_VALUED = ("--mteval-sweep", "--mteval-shard", "--mteval-dask-scheduler")
 
 
 def run_requested_sweep(config: pytest.Config) -> int | None:
@@ -24,17 +33,22 @@ def run_requested_sweep(config: pytest.Config) -> int | None:
     if not raw:
         return None
     base = config.invocation_params.dir
-    plan = load_plan(base / str(raw), base)
+    shard = config.getoption("mteval_shard")
+    plan = sharded(load_plan(base / str(raw), base), parse_shard(shard) if shard else None)
     options = SweepOptions(
         extra_args=run_args(config.invocation_params.args),
         dry_run=bool(config.getoption("mteval_dry_run")),
         allow_over_budget=bool(config.getoption("mteval_allow_over_budget")),
         cwd=base,
+        scheduler=config.getoption("mteval_dask_scheduler") or None,
     )
     code = run_sweep(plan, options, _say)
     if not options.dry_run and code in (0, 1):
         _say("")
-        for line in matrix_markdown(plan.output):
+        merged = gather([plan.output])
+        if plan.shard is not None:
+            merged.missing = []  # the other shards' runs, on other machines
+        for line in merged_markdown(merged):
             _say(line)
     return code
 
@@ -54,7 +68,7 @@ def run_args(args: Sequence[str]) -> list[str]:
             continue
         name = arg.split("=", 1)[0]
         if name in _SWEEP_ONLY:
-            skip_value = "=" not in arg and name == "--mteval-sweep"
+            skip_value = "=" not in arg and name in _VALUED
             continue
         out.append(arg)
     return out

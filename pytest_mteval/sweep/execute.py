@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_mteval.sweep.dask_runs import run_on_cluster
 from pytest_mteval.sweep.log_reason import log_reason
 from pytest_mteval.sweep.plan import Combination, SweepPlan
 from pytest_mteval.sweep.resume import failed_cards, reusable_card
+from pytest_mteval.sweep.shards import index_name
 
 #: Exit codes of a sweep, pytest's where they mean the same.
 OK, FAILED, INTERRUPTED, USAGE, NOTHING_RAN = 0, 1, 2, 4, 5
@@ -38,6 +40,8 @@ class Outcome:
     status: str = "planned"
     exit_code: int | None = None
     card: str | None = None
+    #: The cluster worker (host:pid) whose run gave the card; None on this machine.
+    worker: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         combo = self.combination
@@ -55,6 +59,7 @@ class Outcome:
             "status": self.status,
             "exit_code": self.exit_code,
             "card": self.card,
+            "worker": self.worker,
         }
 
 
@@ -65,6 +70,8 @@ class SweepOptions:
     allow_over_budget: bool = False
     cwd: Path = field(default_factory=Path.cwd)
     python: str = sys.executable
+    #: A Dask scheduler's address (``tcp://HOST:PORT``): its workers run the combinations.
+    scheduler: str | None = None
 
 
 def run_sweep(plan: SweepPlan, options: SweepOptions, say: Callable[[str], None]) -> int:
@@ -73,7 +80,12 @@ def run_sweep(plan: SweepPlan, options: SweepOptions, say: Callable[[str], None]
     at_once = min(len(outcomes), plan.runs_at_once or default_runs_at_once())
     for folder in ("estimates", "cards", "logs", "junit", "pytest-cache"):
         (plan.output / folder).mkdir(parents=True, exist_ok=True)
-    say(f"sweep {plan.path}: {len(outcomes)} runs, {at_once} at a time, output {plan.output}")
+    share = (
+        "" if plan.shard is None else f" (shard {plan.shard.text} of {len(plan.planned_labels)})"
+    )
+    say(
+        f"sweep {plan.path}: {len(outcomes)} runs{share}, {at_once} at a time, output {plan.output}"
+    )
     try:
         problem = asyncio.run(_estimate_all(plan, outcomes, options, at_once))
         if problem:
@@ -87,7 +99,7 @@ def run_sweep(plan: SweepPlan, options: SweepOptions, say: Callable[[str], None]
         if refusal:
             say(refusal)
             return USAGE
-        failed = failed_cards(plan.output / "sweep.json")
+        failed = failed_cards(plan.output / index_name(plan.shard))
         for outcome in outcomes:
             card = reusable_card(
                 plan.output / "cards" / outcome.combination.label,
@@ -99,7 +111,12 @@ def run_sweep(plan: SweepPlan, options: SweepOptions, say: Callable[[str], None]
             elif card is not None:
                 outcome.status, outcome.card = "reused", str(card)
                 say(f"  reused   {outcome.combination.label}  ({card.name})")
-        asyncio.run(_run_all(plan, outcomes, options, at_once, say))
+        if options.scheduler:
+            pending = [o for o in outcomes if o.status == "planned"]
+            if pending:
+                run_on_cluster(plan, pending, options, options.scheduler, say)
+        else:
+            asyncio.run(_run_all(plan, outcomes, options, at_once, say))
     except KeyboardInterrupt:
         for outcome in outcomes:
             if outcome.status == "planned":
@@ -268,9 +285,11 @@ def _write_index(plan: SweepPlan, outcomes: list[Outcome]) -> None:
         "axes": plan.axes,
         "budget_usd": plan.budget_usd,
         "concurrency": plan.concurrency,
+        "shard": None if plan.shard is None else plan.shard.text,
+        "planned_labels": list(plan.planned_labels),
         "runs": [o.to_json() for o in outcomes],
     }
-    target = plan.output / "sweep.json"
+    target = plan.output / index_name(plan.shard)
     partial = target.with_suffix(".json.tmp")
     partial.write_text(json.dumps(index, indent=2, ensure_ascii=False), encoding="utf-8")
     partial.replace(target)

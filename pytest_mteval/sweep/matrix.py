@@ -252,10 +252,12 @@ def ranked_and_not(
 
 
 def matrix_markdown(
-    source: Path | Sequence[Path], method: str | None = None, floor: float = DEFAULT_FLOOR
+    source: Path | Sequence[Path] | Sequence[MatrixRow],
+    method: str | None = None,
+    floor: float = DEFAULT_FLOOR,
 ) -> list[str]:
-    """The whole matrix report as Markdown lines."""
-    rows = load_rows([source] if isinstance(source, Path) else list(source))
+    """The whole matrix report as Markdown lines, of sources or of rows already verified."""
+    rows = _source_rows(source)
     axes = sorted({axis for row in rows for axis in row.values if _varies(rows, axis)})
     head = ["rank", "run", *axes, "composite [95% CI]", "chrF++", "FST acc.", "exact"]
     head += ["$/entry", "latency p50", "tier", "flags", "cache"]
@@ -287,6 +289,14 @@ def matrix_markdown(
     if hard:
         lines.append("  " + ", ".join(hard[:50]) + (" ..." if len(hard) > 50 else ""))
     return lines
+
+
+def _source_rows(source: Path | Sequence[Path] | Sequence[MatrixRow]) -> list[MatrixRow]:
+    if isinstance(source, Path):
+        return load_rows([source])
+    if source and all(isinstance(item, MatrixRow) for item in source):
+        return [item for item in source if isinstance(item, MatrixRow)]
+    return load_rows([item for item in source if isinstance(item, Path)])
 
 
 def _interval(row: MatrixRow) -> tuple[float | None, float | None]:

@@ -48,12 +48,15 @@ import tomllib
 import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.option_catalog import int_default
+
+if TYPE_CHECKING:
+    from pytest_mteval.sweep.shards import Shard
 
 #: Axes that are harness options, with the option each one sets.
 HARNESS_AXES = {
@@ -152,6 +155,10 @@ class SweepPlan:
     concurrency: int
     runs_at_once: int | None
     axes: dict[str, list[Scalar]]
+    #: The shard this machine runs (``sweep/shards.py``; None: the whole sweep), and the
+    #: labels of the whole sweep, so that a merge can tell which combinations no shard ran.
+    shard: Shard | None = None
+    planned_labels: tuple[str, ...] = ()
 
 
 def load_plan(path: Path, base: Path) -> SweepPlan:
