@@ -65,7 +65,7 @@ def load_rows(sources: Sequence[Path]) -> list[MatrixRow]:
         if source.is_dir():
             rows += _rows_of_sweep(source)
         else:
-            rows.append(_row(source, source.stem, _values_of(_card(source))))
+            rows.append(_row(source, source.stem, values_of(_card(source))))
     if not rows:
         raise MatrixError(f"no run card in {', '.join(map(str, sources))}")
     return rows
@@ -74,7 +74,7 @@ def load_rows(sources: Sequence[Path]) -> list[MatrixRow]:
 def _rows_of_sweep(folder: Path) -> list[MatrixRow]:
     index_path = folder / "sweep.json"
     if not index_path.is_file():
-        return [_row(p, p.stem, _values_of(_card(p))) for p in sorted(folder.rglob("*.json"))]
+        return [_row(p, p.stem, values_of(_card(p))) for p in sorted(folder.rglob("*.json"))]
     index = read_json(index_path, "a sweep index", MatrixError)
     try:
         runs = [
@@ -114,7 +114,7 @@ def _card(path: Path) -> RunCard:
         raise MatrixError(str(exc)) from None
 
 
-def _values_of(card: RunCard) -> dict[str, Any]:
+def values_of(card: RunCard) -> dict[str, Any]:
     """Axis values of a bare card: what its configuration records."""
     config = card.method.run_config if card.method else {}
     values: dict[str, Any] = {

@@ -16,12 +16,17 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.cards.card_model import RunCard
 from pytest_mteval.cards.signing import key_fingerprint, verify_signature
 from pytest_mteval.errors import MtevalError
 from pytest_mteval.json_files import read_json
 from pytest_mteval.reports.markdown import md_text
-from pytest_mteval.sweep.matrix import DEFAULT_FLOOR, MatrixError, MatrixRow, matrix_markdown
+from pytest_mteval.sweep.matrix import (
+    DEFAULT_FLOOR,
+    MatrixError,
+    MatrixRow,
+    matrix_markdown,
+    values_of,
+)
 from pytest_mteval.sweep.shards import SHARD_INDEX_GLOB, WHOLE_INDEX
 
 
@@ -139,7 +144,7 @@ def _verified(
         reason = _signature_problem(raw, keys, item.card)
         if reason is not None:
             return None, reason
-    values = item.values or _bare_values(card)
+    values = item.values or values_of(card)
     return MatrixRow(item.label, values, card, item.card, item.configuration or item.label), None
 
 
@@ -159,17 +164,6 @@ def _signature_problem(
     except MtevalError as exc:
         return str(exc).removeprefix(f"{path}: ")
     return None
-
-
-def _bare_values(card: RunCard) -> dict[str, Any]:
-    config = card.method.run_config if card.method else {}
-    values: dict[str, Any] = {
-        "method": card.method.name if card.method else None,
-        "model": card.model_slug,
-        "temperature": card.temperature,
-    }
-    values.update(config.get("method_args") or {})
-    return values
 
 
 def merged_markdown(
