@@ -20,6 +20,7 @@ import json
 import sys
 import tempfile
 from collections.abc import Sequence
+from datetime import date
 from pathlib import Path
 
 from pytest_mteval.corpus import Entry, load_corpus
@@ -47,7 +48,7 @@ def flagged(folder: Path, source: str, target: str) -> tuple[int, list[tuple[int
             "language_pair": f"{source}→{target}",
             "source_language": canonical(source),
             "target_language": canonical(target),
-            "created": "unknown",
+            "created": date.today().isoformat(),  # when this corpus file was made
             "license": "unknown",
             "provenance": [str(folder)],
         },

@@ -44,6 +44,7 @@ import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -153,7 +154,7 @@ def corpus_file(
             "language_pair": f"{source_language.upper()}→{target_language.upper()}",
             "source_language": source_language,
             "target_language": target_language,
-            "created": "unknown",
+            "created": date.today().isoformat(),  # when this corpus file was made
             "license": "Apache-2.0",
             "provenance": [str(data.path)],
             **({"reference_quality": dict(quality)} if quality else {}),

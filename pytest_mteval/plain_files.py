@@ -129,7 +129,7 @@ def corpus_envelope(files: PlainFiles) -> dict[str, Any]:
             "source_language": files.pair.source,
             "target_language": files.pair.target,
             "created": datetime.now(UTC).date().isoformat(),
-            "license": "unknown (the user's own files)",
+            "license": "NOASSERTION",  # SPDX: the user's own files, licence not stated
             "provenance": [PLAIN_FILES_ID, *files.names],
         },
         "entries": entries,

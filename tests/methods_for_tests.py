@@ -23,10 +23,12 @@ MANIFEST = {
 #: inside it: the folder's content is part of the method's cache fingerprint) and
 #: answers with the source upper-cased, or misbehaves as its method args ask.
 PROBE = """
-import asyncio, json, os, time
+import asyncio, json, os, time, uuid
 from pathlib import Path
 
 LOG = Path(__file__).parent.with_name("calls.jsonl")
+#: This process, told apart from any other: runners in PID namespaces share pids.
+PROCESS = uuid.uuid4().hex
 
 class Probe:
     async def translate(self, entries, config):
@@ -34,8 +36,8 @@ class Probe:
         mode = config.method_args.get("mode", "upper")
         if mode == "slow":
             await asyncio.sleep(0.3)
-        call = {"pid": os.getpid(), "entries": entries, "concurrency": config.concurrency,
-                "start": started, "end": time.monotonic()}
+        call = {"pid": os.getpid(), "process": PROCESS, "entries": entries,
+                "concurrency": config.concurrency, "start": started, "end": time.monotonic()}
         with LOG.open("a", encoding="utf-8") as log:
             log.write(json.dumps(call) + "\\n")
         if mode == "raise":
