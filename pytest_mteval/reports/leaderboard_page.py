@@ -106,11 +106,17 @@ def markdown(board_set: Leaderboard) -> str:
 
 
 #: The columns of the cards listed apart.
-APART_COLUMNS: Final = ("Method", "Model", "Corpus", "Entries", "Composite", "Why not ranked")
+APART_COLUMNS: Final = (
+    *("Method", "Model", "Corpus", "Entries", "Composite", "Verification", "Why not ranked"),
+)
 
 
 def _apart_cells(row: Row) -> list[str]:
-    return [row.method, row.model, row.corpus, str(row.entries), number(row.composite, 3)]
+    """A card listed apart still shows who verified it: the verdict is the same one verifier's."""
+    return [
+        *(row.method, row.model, row.corpus, str(row.entries), number(row.composite, 3)),
+        row.verification,
+    ]
 
 
 def _md_not_ranked(rows: list[Row]) -> list[str]:
