@@ -24,7 +24,14 @@ from test_steward import provider, run, server, world  # noqa: F401  # fixtures
 from pytest_mteval.cards import runcard
 from pytest_mteval.cards.steward import StewardError, check_authorisation
 from pytest_mteval.cli.main import main
-from pytest_mteval.review.sealed_box import generate_key_pair, load_public_key, seal
+from pytest_mteval.errors import MtevalError
+from pytest_mteval.review.sealed_box import (
+    generate_key_pair,
+    load_private_key,
+    load_public_key,
+    seal,
+)
+from pytest_mteval.review.sealed_sample import open_sample
 from pytest_mteval.run.gateway_request import BadRequest, parse_request
 from pytest_mteval.sweep.reproduction import ReproductionError, reproduction_args
 
@@ -220,6 +227,20 @@ def deep(depth: int = DEEP) -> bytes:
 
 
 def test_review_open_of_a_100k_deep_sealed_file_is_one_line(tmp_path):
+    """`review open` parses a sealed file only once a trusted card names it (issue 41): the
+    reader it then calls ends a 100k-deep document in one line, no RecursionError."""
+    public = generate_key_pair(tmp_path / "steward.key")
+    sealed = tmp_path / "review-x.sealed"
+    sealed.write_bytes(seal(deep(), load_public_key(public)))
+    with pytest.raises(MtevalError) as raised:
+        open_sample(sealed, load_private_key(tmp_path / "steward.key"))
+    said = str(raised.value)
+    assert "\n" not in said
+    assert str(sealed) in said
+    assert "nested deeper than" in said
+
+
+def test_review_open_without_the_card_that_names_the_file_is_a_usage_error(tmp_path):
     public = generate_key_pair(tmp_path / "steward.key")
     sealed = tmp_path / "review-x.sealed"
     sealed.write_bytes(seal(deep(), load_public_key(public)))
@@ -228,12 +249,10 @@ def test_review_open_of_a_100k_deep_sealed_file_is_one_line(tmp_path):
          str(tmp_path / "steward.key"), "--out", str(tmp_path / "sheets")],
         capture_output=True, text=True,
     )  # fmt: skip
-    assert done.returncode != 0
+    assert done.returncode == 2
     assert "Traceback" not in done.stderr + done.stdout
-    said = (done.stdout + done.stderr).strip().splitlines()
-    assert len(said) == 1, said
-    assert str(sealed) in said[0]
-    assert "nested deeper than" in said[0]
+    assert "--card" in done.stderr
+    assert not (tmp_path / "sheets").exists()
 
 
 @settings(max_examples=40, deadline=None)
@@ -243,9 +262,9 @@ def test_review_open_of_any_sealed_json_is_one_line(tmp_path_factory, document):
     public = generate_key_pair(folder / "steward.key")
     sealed = folder / "review-x.sealed"
     sealed.write_bytes(seal(json.dumps(document).encode(), load_public_key(public)))
-    code = main(["review", "open", str(sealed), "--key", str(folder / "steward.key"),
-                 "--out", str(folder / "sheets")])  # fmt: skip
-    assert code != 0
+    with pytest.raises(MtevalError) as raised:
+        open_sample(sealed, load_private_key(folder / "steward.key"))
+    assert "\n" not in str(raised.value)
 
 
 def test_a_200k_deep_steward_authorisation_is_a_usage_error(pytester, world, server):  # noqa: F811
@@ -334,7 +353,9 @@ def test_httpx_streaming_a_9_mib_body_reads_the_413(tmp_path):
 # --- the other readers of evidence: a validation record beside a card, the runs index ------
 
 
-def test_a_deep_human_validation_record_beside_a_card_is_one_problem(tmp_path, capsys):
+def test_a_deep_human_validation_record_beside_a_card_earns_nothing(tmp_path, capsys):
+    """The one verifier reads no plain record beside a card (issue 41): a 100k-deep one is
+    neither parsed into a RecursionError nor worth a tier."""
     from leaderboard_cards import session_card
 
     from pytest_mteval.cards.verification_tier import sidecar_path
@@ -344,8 +365,10 @@ def test_a_deep_human_validation_record_beside_a_card_is_one_problem(tmp_path, c
     sidecar_path(card).write_bytes(deep())
     code = main(["leaderboard", str(card)])
     captured = capsys.readouterr()
-    assert code in (0, 1, 2)
-    assert "nested deeper than" in captured.out + captured.err
+    assert code == 0
+    assert "Traceback" not in captured.out + captured.err
+    assert "community-validated" not in captured.out
+    assert "plain human-validation record is not signed by a governance key" in captured.out
 
 
 def test_a_deep_line_in_the_runs_index_is_left_out(tmp_path, capsys):
