@@ -54,6 +54,7 @@ def _pytest(
     card = folder / "card.json"
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly",
+         "-p", "no:asyncio",  # a scratch folder sets no loop scope: pytest-asyncio would warn
          f"--mteval-run-card={card}", "--mteval-no-cache", *args],
         capture_output=True, text=True, cwd=folder, env=env or dict(os.environ), timeout=300,
     )  # fmt: skip

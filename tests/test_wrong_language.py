@@ -27,7 +27,7 @@ from pytest_mteval.metrics.output_language import (
 )
 from pytest_mteval.metrics.text import words
 from pytest_mteval.scoring import guards
-from tests.replayed_runs import REPLAY, card_dict
+from replayed_runs import REPLAY, card_dict
 
 REPO = Path(__file__).resolve().parents[1]
 EXCERPT = REPO / "tests" / "data" / "flores200-devtest-excerpt"

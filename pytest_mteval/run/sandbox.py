@@ -16,11 +16,13 @@ be writable by a method that ran before (an activated virtual environment's ``bi
 from __future__ import annotations
 
 import os
+import re
 import stat
 import subprocess
 import sys
 from collections.abc import Sequence
 from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
 
 import pytest_mteval
@@ -108,13 +110,38 @@ def sandbox_problem() -> str | None:
 
 def python_paths() -> list[Path]:
     """What the runner needs to start Python and import this package and its dependencies:
-    the installations (site folders inside them) and this package's own folder. Never a
-    folder a ``.pth`` file names: an editable install's line names a whole project, which may
-    hold its keys and corpora. The runner starts with ``-I``, so no user site folder."""
+    the installations (site folders inside them), this package's own folder and the site
+    folders of its dependencies. No other folder a ``.pth`` file names: an editable install's
+    line names a whole project, which may hold its keys and corpora. The runner starts with
+    ``-I``, so no user site folder."""
     package = Path(pytest_mteval.__file__).resolve().parent
     found = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), package}
     found.add(Path(sys.executable).resolve().parent.parent)
-    return sorted(found)
+    return sorted(found | dependency_sites())
+
+
+@lru_cache(maxsize=1)
+def dependency_sites() -> frozenset[Path]:
+    """The site folders that hold this package's installed dependencies (their dist-info).
+
+    A ``.pth`` line may have put such a folder on the path (a venv sharing another's
+    packages): the runner imports from it, so it is shown. A project folder that an editable
+    install's line names holds no dist-info of ours, so it stays hidden.
+    """
+    try:
+        required = metadata.distribution("pytest-mteval").requires or []
+    except metadata.PackageNotFoundError:
+        return frozenset()
+    found: set[Path] = set()
+    for requirement in required:
+        if "extra ==" in requirement:
+            continue
+        name = re.split(r"[\s<>=!~;\[(]", requirement, maxsplit=1)[0]
+        try:
+            found.add(Path(str(metadata.distribution(name).locate_file(""))).resolve())
+        except metadata.PackageNotFoundError:
+            continue
+    return frozenset(found)
 
 
 def sandbox_launch(
