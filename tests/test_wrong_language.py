@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import wordfreq
+from replayed_runs import REPLAY, card_dict
 
 from pytest_mteval.metrics import output_language
 from pytest_mteval.metrics.output_language import (
@@ -27,7 +28,6 @@ from pytest_mteval.metrics.output_language import (
 )
 from pytest_mteval.metrics.text import words
 from pytest_mteval.scoring import guards
-from replayed_runs import REPLAY, card_dict
 
 REPO = Path(__file__).resolve().parents[1]
 EXCERPT = REPO / "tests" / "data" / "flores200-devtest-excerpt"
