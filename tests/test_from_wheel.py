@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 from conftest import CORPORA, REPO
 from marked_block import marked_block
+from test_ranking_rule import runs_tables
 
 pytestmark = pytest.mark.slow
 
@@ -239,11 +240,16 @@ def test_gating_ci_commands_and_templates_in_a_scratch_repository(env, tmp_path)
 
     listed = sh(env, repo, runs)
     assert listed.returncode == 0
-    rows = [line for line in listed.stdout.splitlines()[1:] if line.strip()]
-    assert len(rows) == 2
-    assert all("my-method" in row and row.endswith("complete") for row in rows)
-    assert rows[0].split()[-2] == "passed"
-    assert rows[1].split()[-2] == "failed"
+    # my-method copies its sources: both runs are listed, neither ranked (docs/reports.md)
+    found = runs_tables(listed.stdout)
+    rows = [*found.get("Ranked", []), *found.get("Not ranked", [])]
+    assert len(rows) == 2, listed.stdout
+    assert all(row["method"] == "my-method" and row["scope"] == "complete" for row in rows), rows
+    assert sorted(row["gate"] for row in rows) == ["failed", "passed"], rows
+    assert all(
+        row["why not ranked"].startswith("degenerate output (source_copied)")
+        for row in found["Not ranked"]
+    ), rows
 
 
 def junit_case(path, classname, name):
