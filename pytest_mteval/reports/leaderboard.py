@@ -10,7 +10,7 @@ fingerprint, hash) is refused with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -254,11 +254,12 @@ def tell_apart(rows: list[Row]) -> None:
     for group in groups.values():
         if len(group) < 2:
             continue
-        for choose in (
+        choices: tuple[Callable[[Row], str], ...] = (
             lambda r: r.condition,
             lambda r: r.timestamp[:16].replace("T", " "),
             lambda r: r.run_id[:8],  # runs of one minute: the run id alone tells them apart
-        ):
+        )
+        for choose in choices:
             labels = [choose(r) for r in group]
             if len(set(labels)) == len(labels):
                 break
