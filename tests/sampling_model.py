@@ -43,3 +43,15 @@ def sna_head_and_prices(folder: Path, entries: int) -> tuple[Path, Path]:
     prices = folder / "prices.json"
     prices.write_text(json.dumps({"models": {"test/sampler": {"input": 1.0, "output": 2.0}}}))
     return corpus, prices
+
+
+def submitter_and_maintainer_keys(folder: Path) -> dict[str, Path]:
+    """A signing key pair for each side of a reproduction, under ``folder/keys``."""
+    from pytest_mteval.cards.signing import generate_key_pair
+
+    keys = {}
+    for who in ("submitter", "maintainer"):
+        keys[who] = folder / "keys" / who
+        keys[who].parent.mkdir(exist_ok=True)
+        generate_key_pair(keys[who])
+    return keys

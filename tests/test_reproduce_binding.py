@@ -12,11 +12,10 @@ import sys
 import pytest
 from chat_server import ChatServer
 from conftest import METHODS
-from sampling_model import SamplingModel, sna_head_and_prices
+from sampling_model import SamplingModel, sna_head_and_prices, submitter_and_maintainer_keys
 from test_reproduction import reasons_by_run
 
 from pytest_mteval.cards import runcard
-from pytest_mteval.cards.signing import generate_key_pair
 from pytest_mteval.cli.main import main
 
 SUBMITTER_KEY_ENV = "MTEVAL_TEST_SUBMITTER_KEY"
@@ -30,11 +29,7 @@ ENTRIES = 6
 @pytest.fixture
 def world(tmp_path, monkeypatch):
     corpus, prices = sna_head_and_prices(tmp_path, ENTRIES)
-    keys = {}
-    for who in ("submitter", "maintainer"):
-        keys[who] = tmp_path / "keys" / who
-        keys[who].parent.mkdir(exist_ok=True)
-        generate_key_pair(keys[who])
+    keys = submitter_and_maintainer_keys(tmp_path)
     monkeypatch.setenv(SUBMITTER_KEY_ENV, "sk-submitter")
     monkeypatch.setenv(MAINTAINER_KEY_ENV, "sk-maintainer")
     monkeypatch.setenv(TOKEN_ENV, TOKEN)

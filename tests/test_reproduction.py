@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 from chat_server import ChatServer
 from conftest import METHODS
-from sampling_model import SamplingModel, sna_head_and_prices
+from sampling_model import SamplingModel, sna_head_and_prices, submitter_and_maintainer_keys
 
-from pytest_mteval.cards.signing import generate_key_pair
 from pytest_mteval.cli.main import main
 
 KEY_ENV = "MTEVAL_TEST_REPRO_KEY"
@@ -28,11 +27,7 @@ ENTRIES = 12
 @pytest.fixture
 def setup(tmp_path, monkeypatch):
     corpus, prices = sna_head_and_prices(tmp_path, ENTRIES)
-    keys = {}
-    for who in ("submitter", "maintainer"):
-        keys[who] = tmp_path / "keys" / who
-        keys[who].parent.mkdir(exist_ok=True)
-        generate_key_pair(keys[who])
+    keys = submitter_and_maintainer_keys(tmp_path)
     monkeypatch.setenv(KEY_ENV, "sk-repro-test")
     monkeypatch.chdir(tmp_path)
     with ChatServer(model_id="test/sampler-1") as server:
